@@ -1,0 +1,52 @@
+// Runs the whole suite: a type check, then every test file against the embedded
+// PGlite database, then the database-backed files again against a real PostgreSQL
+// server (DATABASE_URL, default the local `test` database). Unit tests (test/unit)
+// do not touch a database and run once.
+//
+//   npm test                      everything
+//   npm test -- test/http/users   only files whose path contains one of the arguments
+//   CONFAB_TEST_DBS=pglite npm test   one backend only (pglite, postgres)
+
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+
+function listTests(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listTests(path));
+    else if (name.endsWith('.test.ts')) out.push(path.slice(root.length));
+  }
+  return out.sort();
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): boolean {
+  console.log(`\n$ ${[cmd, ...args].join(' ')}`);
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status === 0;
+}
+
+const all = listTests(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const unit = all.filter((f) => f.startsWith('test/unit/'));
+const withDb = all.filter((f) => !f.startsWith('test/unit/'));
+const backends = (process.env.CONFAB_TEST_DBS ?? 'pglite,postgres').split(',').filter(Boolean);
+// Each file starts its own server and database, so files run in parallel processes.
+const concurrency = String(Math.max(2, Math.min(6, availableParallelism() * 2)));
+
+let ok = true;
+if (filters.length === 0) ok = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']) && ok;
+if (unit.length > 0) ok = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...unit]) && ok;
+for (const backend of backends) {
+  if (withDb.length === 0) break;
+  const env: NodeJS.ProcessEnv = { CONFAB_TEST_DB: backend };
+  if (backend === 'postgres') env.DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  console.log(`\n=== database-backed tests on ${backend} ===`);
+  ok = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...withDb], env) && ok;
+}
+console.log(ok ? '\nAll test runs passed.' : '\nSome test runs FAILED.');
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,53 @@
+// Assembles the HTTP server: body parsing, every domain's routes, and the
+// answers for what no route handles.
+
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Services } from './services.ts';
+import { registerBodyParsers } from './http/body.ts';
+import { API_PREFIX, Router, notFoundRoute } from './http/router.ts';
+import { ApiError } from './http/errors.ts';
+import { authRoutes } from './auth/routes.ts';
+import { realmRoutes } from './realm/routes.ts';
+import { userRoutes } from './users/routes.ts';
+import { registerAvatarRoutes } from './users/avatar-route.ts';
+
+/** Every domain's API routes, in one table. */
+export function apiRoutes(): Router {
+  const router = new Router();
+  authRoutes(router);
+  realmRoutes(router);
+  userRoutes(router);
+  return router;
+}
+
+export async function buildApp(svc: Services): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: svc.log as FastifyBaseLogger,
+    // One line per request only when debugging: the API is chatty (long-polls).
+    logController: new LogController({ disableRequestLogging: svc.config.logLevel !== 'debug' }),
+    exposeHeadRoutes: false,
+    bodyLimit: 4 * 1024 * 1024,
+    trustProxy: true,
+    routerOptions: { ignoreDuplicateSlashes: true },
+  });
+  await registerBodyParsers(app, 25 * 1024 * 1024);
+  apiRoutes().install(app, svc);
+  registerAvatarRoutes(app, svc);
+
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);
+    return reply.code(404).send({ result: 'error', msg: 'Not found', code: 'BAD_REQUEST' });
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof ApiError) return reply.code(err.status).headers(err.headers).send(err.body());
+    const status = (err as { statusCode?: number }).statusCode;
+    // Malformed bodies, oversized uploads and the like: the client's fault, said plainly.
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.code(status).send({ result: 'error', msg: (err as Error).message, code: 'BAD_REQUEST' });
+    }
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send({ result: 'error', msg: 'Internal server error' });
+  });
+  return app;
+}

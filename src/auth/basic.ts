@@ -1,0 +1,44 @@
+// HTTP Basic authentication with an email and an API key (spec "Authentication",
+// digest 5.3). Every failure is a 401 UNAUTHORIZED carrying the challenge header.
+
+import type { Executor } from '../db/schema.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import { badRequest, unauthorized } from '../http/errors.ts';
+
+export interface Credentials {
+  username: string;
+  apiKey: string;
+}
+
+/** Reads `Authorization: Basic ...`; undefined when the header is absent. */
+export function parseBasicAuth(header: string | undefined): Credentials | undefined {
+  if (header === undefined || header === '') return undefined;
+  const [scheme, encoded] = header.trim().split(/\s+/, 2);
+  if (scheme.toLowerCase() !== 'basic') throw badRequest('This endpoint requires HTTP basic authentication.');
+  const decoded = Buffer.from(encoded ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (!encoded || colon < 0) throw unauthorized('Invalid authorization header for basic auth');
+  return { username: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1).trim() };
+}
+
+const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+
+/** The user these credentials belong to, checked against the organization the request is for. */
+export async function authenticateApiKey(
+  db: Executor,
+  credentials: Credentials,
+  subdomain: string,
+): Promise<{ user: User; realm: Realm }> {
+  if (!API_KEY_FORMAT.test(credentials.apiKey)) throw unauthorized('Malformed API key');
+  const user = await db.selectFrom('users').selectAll().where('api_key', '=', credentials.apiKey).executeTakeFirst();
+  const name = credentials.username.toLowerCase();
+  if (!user || (user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name)) {
+    throw unauthorized('Invalid API key');
+  }
+  const realm = await db.selectFrom('realms').selectAll().where('id', '=', user.realm_id).executeTakeFirstOrThrow();
+  if (realm.deactivated) throw unauthorized('This organization has been deactivated');
+  if (!user.is_active) throw unauthorized('Account is deactivated');
+  if (realm.string_id !== subdomain) throw unauthorized('Account is not associated with this subdomain');
+  return { user, realm };
+}

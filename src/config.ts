@@ -1,0 +1,79 @@
+// Server configuration, read once from the environment. Tests build their own
+// Config objects with `loadConfig({...overrides})`.
+
+export interface Config {
+  /** postgres://... selects a real PostgreSQL server; otherwise embedded PGlite in dataDir. */
+  databaseUrl: string | undefined;
+  /** Where PGlite keeps its files, uploads live and queues are saved on shutdown. ':memory:' keeps nothing. */
+  dataDir: string;
+  host: string;
+  port: number;
+  /** The public URL of the server (scheme://host[:port]); organizations live at its subdomains. */
+  externalUrl: string;
+  bootstrap: { email: string; password: string | undefined; orgName: string };
+  rateLimit: {
+    /** Authenticated API requests per user per window. */
+    perUser: number;
+    /** Unauthenticated requests per client address per window. */
+    perIp: number;
+    windowSeconds: number;
+    /** Failed password logins per username per window before 429. */
+    loginFailures: number;
+    loginWindowSeconds: number;
+  };
+  /** argon2 cost; tests lower it, production keeps the library's recommended values. */
+  passwordHash: { memoryCost: number; timeCost: number };
+  events: {
+    /** A parked long-poll gets a heartbeat after this many ms plus up to heartbeatJitterMs. */
+    heartbeatMs: number;
+    heartbeatJitterMs: number;
+    /** A queue with no connection for this long is collected. */
+    queueTimeoutMs: number;
+    /** How often the collector sweeps. */
+    gcIntervalMs: number;
+  };
+  /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */
+  pushServiceUrl: string | undefined;
+  logLevel: string;
+}
+
+function int(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new Error(`expected an integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env.PORT, 9991);
+  const host = env.HOST ?? '127.0.0.1';
+  const base: Config = {
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? './data',
+    host,
+    port,
+    externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    bootstrap: {
+      email: env.BOOTSTRAP_EMAIL ?? 'owner@example.com',
+      password: env.BOOTSTRAP_PASSWORD || undefined,
+      orgName: env.BOOTSTRAP_ORG_NAME ?? 'Confab',
+    },
+    rateLimit: {
+      perUser: int(env.RATE_LIMIT_PER_USER, 200),
+      perIp: int(env.RATE_LIMIT_PER_IP, 100),
+      windowSeconds: int(env.RATE_LIMIT_WINDOW_SECONDS, 60),
+      loginFailures: int(env.LOGIN_FAILURE_LIMIT, 5),
+      loginWindowSeconds: int(env.LOGIN_FAILURE_WINDOW_SECONDS, 1800),
+    },
+    passwordHash: { memoryCost: int(env.ARGON2_MEMORY_KIB, 19456), timeCost: int(env.ARGON2_TIME_COST, 2) },
+    events: {
+      heartbeatMs: int(env.EVENT_HEARTBEAT_MS, 45_000),
+      heartbeatJitterMs: int(env.EVENT_HEARTBEAT_JITTER_MS, 10_000),
+      queueTimeoutMs: int(env.EVENT_QUEUE_TIMEOUT_MS, 600_000),
+      gcIntervalMs: int(env.EVENT_QUEUE_GC_INTERVAL_MS, 60_000),
+    },
+    pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+  return { ...base, ...overrides };
+}

@@ -1,0 +1,61 @@
+// Opens the database: a real PostgreSQL server through a pool when DATABASE_URL is
+// set, otherwise embedded PGlite keeping its files in the data directory. Both
+// speak the same SQL; the rest of the server cannot tell them apart.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { Database, Db } from './schema.ts';
+import { migrations } from './migrations/index.ts';
+
+export interface OpenedDatabase {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+// Counts and sums come back as int8; every one we read fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** PGlite directory; ':memory:' for a database that lives only in this process. */
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabase> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  let location: string | undefined;
+  if (opts.dataDir !== ':memory:') {
+    location = join(opts.dataDir, 'pglite');
+    mkdirSync(location, { recursive: true });
+  }
+  const pglite = await PGlite.create(location, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
+  const { PGliteDialect } = await import('./pglite-dialect.ts');
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+class StaticMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+/** Brings the schema up to date; runs at every start. */
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

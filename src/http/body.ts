@@ -1,0 +1,70 @@
+// Request bodies, whatever their encoding, become one map of raw string values
+// plus any uploaded files: form-encoded (the API's own encoding), multipart
+// (clients such as zulip-js send it, and uploads need it), or a JSON object
+// (a convenience: non-string values are re-encoded as the JSON text the
+// parameter parser expects). Any other body is ignored, as Zulip does.
+
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { badRequest } from './errors.ts';
+
+export interface UploadedFile {
+  fieldname: string;
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+export interface RequestBody {
+  fields: Map<string, string>;
+  files: UploadedFile[];
+}
+
+const EMPTY: RequestBody = { fields: new Map(), files: [] };
+
+/** Installs the content-type parsers; `maxUploadBytes` bounds one uploaded file. */
+export async function registerBodyParsers(app: FastifyInstance, maxUploadBytes: number): Promise<void> {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    // Django's QueryDict.get, which Zulip reads parameters with, returns the last value.
+    done(null, new Map(new URLSearchParams(body as string)));
+  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, new Map());
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return done(badRequest('Malformed JSON'), undefined);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return done(null, new Map());
+    const fields = new Map<string, string>();
+    for (const [k, v] of Object.entries(value)) fields.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    done(null, fields);
+  });
+  await app.register(multipart, { limits: { fileSize: maxUploadBytes, files: 20, fields: 1000 } });
+  // Everything else: read and drop, rather than answering 415.
+  app.addContentTypeParser('*', (_req, payload, done) => {
+    payload.resume();
+    payload.on('end', () => done(null, undefined));
+    payload.on('error', (err) => done(err, undefined));
+  });
+}
+
+export async function readBody(req: FastifyRequest): Promise<RequestBody> {
+  if (req.isMultipart()) {
+    const body: RequestBody = { fields: new Map(), files: [] };
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        body.files.push({ fieldname: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
+      } else {
+        body.fields.set(part.fieldname, String(part.value));
+      }
+    }
+    return body;
+  }
+  if (req.body instanceof Map) return { fields: req.body as Map<string, string>, files: [] };
+  return EMPTY;
+}

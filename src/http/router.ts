@@ -1,0 +1,238 @@
+// The API's routing and request conventions (spec "What the service does",
+// digest section 0). Domains declare endpoints in a table; one dispatcher per
+// path does everything they have in common, in this order: method (override,
+// OPTIONS, 405), organization from the Host header, authentication, rate limit,
+// parameters, the handler, and the success or error envelope.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import { ApiError, unauthorized } from './errors.ts';
+import { ignoredParameters, parseParams, type ParamSource, type ParamSpecs, type ParamValues } from './params.ts';
+import { readBody, type UploadedFile } from './body.ts';
+import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
+import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
+import { applyRateLimit } from '../auth/rate-limit-http.ts';
+
+export const API_PREFIX = '/api/v1';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type Method = (typeof METHODS)[number];
+
+export interface RequestInfo {
+  /** The client's name from its User-Agent ("ZulipMobile/27.1 ..." -> "ZulipMobile"). */
+  clientName: string;
+  ip: string;
+  files: UploadedFile[];
+  /** Path parameters as given, for routes that interpret them themselves. */
+  path: Record<string, string>;
+}
+
+export interface UserContext {
+  svc: Services;
+  realm: Realm;
+  user: User;
+  request: RequestInfo;
+}
+
+/** For endpoints that work without credentials: `user` is null for anonymous callers. */
+export interface PublicContext {
+  svc: Services;
+  /** Undefined when the Host header names no organization. */
+  realm: Realm | undefined;
+  subdomain: string;
+  user: User | null;
+  request: RequestInfo;
+}
+
+export type HandlerResult = Record<string, unknown>;
+
+/** `{user_id}` in a path gives the handler `user_id: number`; `{name:str}` gives a string. */
+export type PathParamsOf<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${infer N}:str` ? { [K in N]: string } : { [K in Name]: number }) & PathParamsOf<Rest>
+  : {};
+
+interface Endpoint {
+  /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
+  auth: 'user' | 'optional' | 'none';
+  params: ParamSpecs;
+  handler: (ctx: any, params: any) => Promise<HandlerResult>;
+}
+
+/** Path parameters are integers unless declared as strings with `{name:str}`. */
+interface PathParam {
+  name: string;
+  integer: boolean;
+}
+
+function parsePath(path: string): { fastifyPath: string; params: PathParam[] } {
+  const params: PathParam[] = [];
+  const fastifyPath = path.replace(/\{(\w+)(:str)?\}/g, (_m, name: string, str?: string) => {
+    params.push({ name, integer: !str });
+    return `:${name}`;
+  });
+  return { fastifyPath, params };
+}
+
+export function clientNameFrom(userAgent: string | undefined): string {
+  if (!userAgent) return 'Unspecified';
+  return userAgent.split(/[/ ]/, 1)[0] || 'Unspecified';
+}
+
+class Sources implements ParamSource {
+  readonly #body: Map<string, string>;
+  readonly #query: Record<string, unknown>;
+  constructor(body: Map<string, string>, query: Record<string, unknown>) {
+    this.#body = body;
+    this.#query = query;
+  }
+  get(name: string): string | undefined {
+    const fromBody = this.#body.get(name);
+    if (fromBody !== undefined) return fromBody;
+    const fromQuery = this.#query[name];
+    // Repeated query keys: the last one wins, as with bodies.
+    if (Array.isArray(fromQuery)) return String(fromQuery[fromQuery.length - 1]);
+    return fromQuery === undefined ? undefined : String(fromQuery);
+  }
+  *keys(): Iterable<string> {
+    yield* this.#body.keys();
+    yield* Object.keys(this.#query);
+  }
+}
+
+export class Router {
+  readonly #paths = new Map<string, Map<Method, Endpoint>>();
+
+  #add(method: Method, path: string, endpoint: Endpoint): void {
+    const table = this.#paths.get(path) ?? new Map<Method, Endpoint>();
+    if (table.has(method)) throw new Error(`duplicate route ${method} ${path}`);
+    table.set(method, endpoint);
+    this.#paths.set(path, table);
+  }
+
+  /** An endpoint for authenticated users. */
+  route<P extends string, S extends ParamSpecs>(
+    method: Method,
+    path: P,
+    params: S,
+    handler: (ctx: UserContext, params: ParamValues<S> & PathParamsOf<P>) => Promise<HandlerResult>,
+  ): void {
+    this.#add(method, path, { auth: 'user', params, handler });
+  }
+
+  /** An endpoint that also (or only) serves callers without credentials. */
+  publicRoute<P extends string, S extends ParamSpecs>(
+    method: Method,
+    path: P,
+    auth: 'optional' | 'none',
+    params: S,
+    handler: (ctx: PublicContext, params: ParamValues<S> & PathParamsOf<P>) => Promise<HandlerResult>,
+  ): void {
+    this.#add(method, path, { auth, params, handler });
+  }
+
+  install(app: FastifyInstance, svc: Services): void {
+    for (const [path, table] of this.#paths) {
+      const { fastifyPath, params } = parsePath(path);
+      // Declaration order, with HEAD wherever GET is (digest section 0).
+      const allowed: string[] = [...table.keys()];
+      if (table.has('GET')) allowed.push('HEAD');
+      app.route({
+        method: [...METHODS, 'HEAD', 'OPTIONS'],
+        url: API_PREFIX + fastifyPath,
+        handler: (req, reply) => dispatch(svc, table, allowed, params, req, reply),
+      });
+    }
+  }
+}
+
+function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  return reply.code(err.status).headers(err.headers).send(err.body());
+}
+
+async function dispatch(
+  svc: Services,
+  table: Map<Method, Endpoint>,
+  allowed: string[],
+  pathParams: PathParam[],
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  reply.header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private');
+  try {
+    if (req.method === 'OPTIONS') return reply.code(204).header('Allow', [...allowed].sort().join(', ')).send();
+    const body = await readBody(req);
+    let method = (req.method === 'HEAD' ? 'GET' : req.method) as Method;
+    // A form field `method` in a POST body dispatches as that method.
+    const override = req.method === 'POST' ? body.fields.get('method') : undefined;
+    if (override !== undefined) {
+      method = override.toUpperCase() as Method;
+      body.fields.delete('method');
+    }
+    const endpoint = table.get(method);
+    if (!endpoint) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
+    }
+
+    const raw = req.params as Record<string, string>;
+    const path: Record<string, string> = {};
+    const pathValues: Record<string, unknown> = {};
+    for (const p of pathParams) {
+      path[p.name] = raw[p.name];
+      if (p.integer) {
+        // An id that is not a number names no resource: the route does not exist.
+        if (!/^\d{1,15}$/.test(raw[p.name])) return notFoundRoute(reply);
+        pathValues[p.name] = Number(raw[p.name]);
+      } else {
+        pathValues[p.name] = raw[p.name];
+      }
+    }
+
+    const request: RequestInfo = {
+      clientName: clientNameFrom(req.headers['user-agent']),
+      ip: req.ip,
+      files: body.files,
+      path,
+    };
+    const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
+    const credentials = endpoint.auth === 'none' ? undefined : parseBasicAuth(req.headers.authorization);
+
+    let ctx: UserContext | PublicContext;
+    if (credentials) {
+      const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain);
+      applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+      ctx = { svc, realm, user, request };
+    } else {
+      if (endpoint.auth === 'user') throw unauthorized();
+      const realm = await getRealmBySubdomain(svc.db, subdomain);
+      // Anonymous access exists only where the organization opens it to spectators.
+      if (endpoint.auth === 'optional' && !(realm && !realm.deactivated && settingsOf(realm).enable_spectator_access)) {
+        throw unauthorized();
+      }
+      applyRateLimit(svc, reply, `ip:${req.ip}`, svc.config.rateLimit.perIp);
+      ctx = { svc, realm, subdomain, user: null, request };
+    }
+
+    const source = new Sources(body.fields, req.query as Record<string, unknown>);
+    const { values, consumed } = parseParams(endpoint.params, source);
+    const result = await endpoint.handler(ctx, { ...values, ...pathValues });
+    const ignored = ignoredParameters(source, consumed);
+    return reply.send({
+      result: 'success',
+      msg: '',
+      ...result,
+      ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ApiError) return sendError(reply, err);
+    throw err;
+  }
+}
+
+export function notFoundRoute(reply: FastifyReply): FastifyReply {
+  return reply.code(404).send({ result: 'error', msg: 'Endpoint not found', code: 'BAD_REQUEST' });
+}

@@ -1,0 +1,44 @@
+import type { Executor } from '../db/schema.ts';
+import type { Config } from '../config.ts';
+import type { Realm } from './tables.ts';
+import { realmSettings, type RealmSettings } from './settings.ts';
+
+/**
+ * The organization a Host header names: `sub.<external host>` is the organization
+ * with subdomain `sub`; the external host itself, or any other name (an address,
+ * a proxy's name), is the organization at the root ('').
+ */
+export function subdomainFromHost(hostHeader: string | undefined, externalUrl: string): string {
+  const host = (hostHeader ?? '').toLowerCase();
+  const external = new URL(externalUrl).host.toLowerCase();
+  if (host.endsWith(`.${external}`)) return host.slice(0, -external.length - 1);
+  // The same rule when the request's port differs from the configured one.
+  const bare = host.replace(/:\d+$/, '');
+  const externalBare = external.replace(/:\d+$/, '');
+  if (bare.endsWith(`.${externalBare}`)) return bare.slice(0, -externalBare.length - 1);
+  return '';
+}
+
+export async function getRealmBySubdomain(db: Executor, subdomain: string): Promise<Realm | undefined> {
+  return db.selectFrom('realms').selectAll().where('string_id', '=', subdomain).executeTakeFirst();
+}
+
+export async function getRealmById(db: Executor, id: number): Promise<Realm | undefined> {
+  return db.selectFrom('realms').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The organization's own URL: its subdomain in front of the server's host. */
+export function realmUrl(realm: Pick<Realm, 'string_id'>, config: Pick<Config, 'externalUrl'>): string {
+  if (realm.string_id === '') return config.externalUrl;
+  const url = new URL(config.externalUrl);
+  return `${url.protocol}//${realm.string_id}.${url.host}`;
+}
+
+/** The host part of the organization's URL, used for fake email addresses. */
+export function realmHost(realm: Pick<Realm, 'string_id'>, config: Pick<Config, 'externalUrl'>): string {
+  return new URL(realmUrl(realm, config)).hostname;
+}
+
+export function settingsOf(realm: Realm): RealmSettings {
+  return realmSettings(realm.settings);
+}

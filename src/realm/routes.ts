@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import type { Router } from '../http/router.ts';
+import { badRequest } from '../http/errors.ts';
+import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
+import { realmUrl, settingsOf } from './queries.ts';
+import type { Realm } from './tables.ts';
+import { renderDescription } from './description.ts';
+
+/** The organization's icon: an identicon until one is uploaded. */
+export function realmIconUrl(realm: Pick<Realm, 'string_id'>): string {
+  const hash = createHash('md5').update(realm.string_id).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&s=100`;
+}
+
+export function realmRoutes(r: Router): void {
+  // GET /server_settings (digest 1.25): what a client needs before it logs in.
+  r.publicRoute('GET', '/server_settings', 'none', {}, async (ctx) => {
+    const { svc, realm } = ctx;
+    const server = {
+      authentication_methods: {
+        password: true,
+        dev: false,
+        email: true,
+        ldap: false,
+        remoteuser: false,
+        github: false,
+        azuread: false,
+        gitlab: false,
+        apple: false,
+        google: false,
+        saml: false,
+        'openid connect': false,
+      },
+      svc_version: SVC_VERSION,
+      svc_feature_level: SVC_FEATURE_LEVEL,
+      push_notifications_enabled: svc.config.pushServiceUrl !== undefined,
+      is_incompatible: ctx.request.clientName === 'ZulipInvalid',
+    };
+    if (!realm) {
+      if (ctx.subdomain !== '') throw badRequest('Invalid subdomain');
+      return server;
+    }
+    const settings = settingsOf(realm);
+    const url = realmUrl(realm, svc.config);
+    return {
+      ...server,
+      email_auth_enabled: settings.password_auth_enabled,
+      require_email_format_usernames: true,
+      realm_url: url,
+      realm_uri: url,
+      realm_name: realm.name,
+      realm_icon: realmIconUrl(realm),
+      realm_description: renderDescription(realm.description),
+      realm_web_public_access_enabled: settings.enable_spectator_access,
+      external_authentication_methods: [],
+    };
+  });
+}

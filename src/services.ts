@@ -1,0 +1,17 @@
+// Everything a route or an action needs from the running server, in one object.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/schema.ts';
+import type { EventPublisher } from './events/types.ts';
+import type { RateLimiter } from './auth/rate-limit.ts';
+import type { PasswordHasher } from './auth/passwords.ts';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  dbKind: 'pglite' | 'postgres';
+  log: Logger;
+  events: EventPublisher;
+  rateLimiter: RateLimiter;
+  passwords: PasswordHasher;
+}

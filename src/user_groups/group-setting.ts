@@ -1,0 +1,246 @@
+// The group-setting value (spec "Group-setting value"): every `can_*_group`
+// permission is either the id of a named user group or an anonymous set of
+// users and groups. Both are stored as a user_groups row: an anonymous value is a
+// row without a name, replaced whenever the setting changes.
+//
+// `userGroupIds` + `isInGroup` are the one way the server answers "may this user
+// do this": every permission check goes through them.
+
+import { z } from 'zod';
+import { sql } from 'kysely';
+import type { Executor } from '../db/schema.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
+import type { SystemGroupName } from './system-groups.ts';
+
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
+
+export const groupSettingValueSchema: z.ZodType<GroupSettingValue> = z.union([
+  z.int(),
+  z.object({ direct_members: z.array(z.int()), direct_subgroups: z.array(z.int()) }),
+]);
+
+/** The `{new, old?}` form used when a setting is updated. */
+export const groupSettingChangeSchema = z.object({ new: groupSettingValueSchema, old: groupSettingValueSchema.optional() });
+export type GroupSettingChange = z.infer<typeof groupSettingChangeSchema>;
+
+/**
+ * Every group that contains the user, directly or through subgroups: a set to
+ * test permission settings against. Deactivated users belong to nothing.
+ */
+export async function userGroupIds(db: Executor, userId: number): Promise<Set<number>> {
+  const rows = await sql<{ id: number }>`
+    with recursive up(id) as (
+      select m.group_id from user_group_members m join users u on u.id = m.user_id
+      where m.user_id = ${userId} and u.is_active
+      union
+      select s.supergroup_id from user_group_subgroups s join up on s.subgroup_id = up.id
+    )
+    select id from up`.execute(db);
+  return new Set(rows.rows.map((r) => r.id));
+}
+
+/** Whether the user is in the group that holds a setting's value. */
+export async function isUserInGroup(db: Executor, userId: number, groupId: number): Promise<boolean> {
+  return (await userGroupIds(db, userId)).has(groupId);
+}
+
+/** Active users in a group, recursively: who a setting's value admits. */
+export async function groupMemberIds(db: Executor, groupId: number): Promise<number[]> {
+  const rows = await sql<{ user_id: number }>`
+    with recursive down(id) as (
+      select ${groupId}::integer
+      union
+      select s.subgroup_id from user_group_subgroups s join down on s.supergroup_id = down.id
+    )
+    select distinct m.user_id from user_group_members m
+    join down on m.group_id = down.id
+    join users u on u.id = m.user_id and u.is_active
+    order by m.user_id`.execute(db);
+  return rows.rows.map((r) => r.user_id);
+}
+
+export async function systemGroupIds(db: Executor, realmId: number): Promise<Record<SystemGroupName, number>> {
+  const rows = await db
+    .selectFrom('user_groups')
+    .select(['id', 'name'])
+    .where('realm_id', '=', realmId)
+    .where('is_system_group', '=', true)
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
+}
+
+/** The API form of the value a setting's group holds. */
+export async function groupSettingValue(db: Executor, groupId: number): Promise<GroupSettingValue> {
+  return (await groupSettingValues(db, [groupId])).get(groupId)!;
+}
+
+/** The API form of many settings at once (one query each for names, members, subgroups). */
+export async function groupSettingValues(db: Executor, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
+  const result = new Map<number, GroupSettingValue>();
+  if (groupIds.length === 0) return result;
+  const ids = [...new Set(groupIds)];
+  const groups = await db.selectFrom('user_groups').select(['id', 'name']).where('id', 'in', ids).execute();
+  const anonymous = groups.filter((g) => g.name === null).map((g) => g.id);
+  for (const g of groups) if (g.name !== null) result.set(g.id, g.id);
+  if (anonymous.length > 0) {
+    const [members, subgroups] = await Promise.all([
+      db.selectFrom('user_group_members').select(['group_id', 'user_id']).where('group_id', 'in', anonymous).orderBy('user_id').execute(),
+      db
+        .selectFrom('user_group_subgroups')
+        .select(['supergroup_id', 'subgroup_id'])
+        .where('supergroup_id', 'in', anonymous)
+        .orderBy('subgroup_id')
+        .execute(),
+    ]);
+    for (const id of anonymous) {
+      result.set(id, {
+        direct_members: members.filter((m) => m.group_id === id).map((m) => m.user_id),
+        direct_subgroups: subgroups.filter((s) => s.supergroup_id === id).map((s) => s.subgroup_id),
+      });
+    }
+  }
+  return result;
+}
+
+/** What a permission setting accepts, beyond "some group of this organization". */
+export interface GroupSettingRules {
+  allowInternet?: boolean;
+  allowEveryone?: boolean;
+  allowNobody?: boolean;
+  allowOwners?: boolean;
+  /** Only system groups (`SYSTEM_GROUP_REQUIRED` otherwise). */
+  requireSystemGroup?: boolean;
+}
+
+type Normalized = { groupId: number } | { members: number[]; subgroups: number[] };
+
+/**
+ * Validates an API value and reduces it to its simplest form: an anonymous set
+ * that names one group and no users is that group; an empty set is role:nobody.
+ */
+async function normalize(db: Executor, realmId: number, value: GroupSettingValue): Promise<Normalized> {
+  const checkGroup = async (id: number) => {
+    const group = await db
+      .selectFrom('user_groups')
+      .select(['id', 'name', 'deactivated'])
+      .where('realm_id', '=', realmId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!group || group.name === null) throw badRequest(`Invalid user group ID: ${id}`);
+    if (group.deactivated) throw badRequest('User group is deactivated.');
+  };
+  if (typeof value === 'number') {
+    await checkGroup(value);
+    return { groupId: value };
+  }
+  const members = [...new Set(value.direct_members)].sort((a, b) => a - b);
+  const subgroups = [...new Set(value.direct_subgroups)].sort((a, b) => a - b);
+  for (const id of subgroups) await checkGroup(id);
+  if (members.length > 0) {
+    const found = await db
+      .selectFrom('users')
+      .select('id')
+      .where('realm_id', '=', realmId)
+      .where('id', 'in', members)
+      .where('is_active', '=', true)
+      .execute();
+    const missing = members.find((m) => !found.some((f) => f.id === m));
+    if (missing !== undefined) throw badRequest(`Invalid user ID: ${missing}`);
+  }
+  if (members.length === 0 && subgroups.length === 1) return { groupId: subgroups[0] };
+  if (members.length === 0 && subgroups.length === 0) {
+    return { groupId: (await systemGroupIds(db, realmId))['role:nobody'] };
+  }
+  return { members, subgroups };
+}
+
+async function checkRules(db: Executor, realmId: number, n: Normalized, setting: string, rules: GroupSettingRules) {
+  const system = await systemGroupIds(db, realmId);
+  const nameOf = Object.fromEntries(Object.entries(system).map(([name, id]) => [id, name])) as Record<number, SystemGroupName>;
+  const refused = (name: string) => badRequest(`'${setting}' setting cannot be set to '${name}' group.`);
+  if ('groupId' in n) {
+    const name = nameOf[n.groupId];
+    if (rules.requireSystemGroup && !name) {
+      throw new ApiError('SYSTEM_GROUP_REQUIRED', `'${setting}' must be a system user group.`, { data: { setting_name: setting } });
+    }
+    if (name === 'role:internet' && !rules.allowInternet) throw refused(name);
+    if (name === 'role:everyone' && rules.allowEveryone === false) throw refused(name);
+    if (name === 'role:nobody' && rules.allowNobody === false) throw refused(name);
+    if (name === 'role:owners' && rules.allowOwners === false) throw refused(name);
+    return;
+  }
+  if (rules.requireSystemGroup) {
+    throw new ApiError('SYSTEM_GROUP_REQUIRED', `'${setting}' must be a system user group.`, { data: { setting_name: setting } });
+  }
+  for (const id of n.subgroups) {
+    const name = nameOf[id];
+    if (name === 'role:internet' && !rules.allowInternet) throw refused(name);
+    if (name === 'role:everyone' && rules.allowEveryone === false) throw refused(name);
+  }
+}
+
+/**
+ * Stores a new value for a setting and returns the group id to keep in the
+ * setting's column. The previous anonymous group, if any, must be dropped by the
+ * caller with `dropIfAnonymous` once nothing points at it.
+ */
+export async function storeGroupSettingValue(
+  tx: Executor,
+  realmId: number,
+  value: GroupSettingValue,
+  setting: string,
+  rules: GroupSettingRules = {},
+): Promise<number> {
+  const n = await normalize(tx, realmId, value);
+  await checkRules(tx, realmId, n, setting, rules);
+  if ('groupId' in n) return n.groupId;
+  const { id } = await tx
+    .insertInto('user_groups')
+    .values({ realm_id: realmId, name: null, creator_id: null, date_created: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (n.members.length > 0) {
+    await tx
+      .insertInto('user_group_members')
+      .values(n.members.map((user_id) => ({ realm_id: realmId, group_id: id, user_id })))
+      .execute();
+  }
+  if (n.subgroups.length > 0) {
+    await tx
+      .insertInto('user_group_subgroups')
+      .values(n.subgroups.map((subgroup_id) => ({ realm_id: realmId, supergroup_id: id, subgroup_id })))
+      .execute();
+  }
+  return id;
+}
+
+/** Removes an anonymous value's group after the setting moved away from it. */
+export async function dropIfAnonymous(tx: Executor, groupId: number): Promise<void> {
+  await tx.deleteFrom('user_groups').where('id', '=', groupId).where('name', 'is', null).execute();
+}
+
+/** Whether `expected` (an API value) denotes the same thing the setting holds now. */
+export async function settingValueEquals(
+  db: Executor,
+  realmId: number,
+  currentGroupId: number,
+  expected: GroupSettingValue,
+): Promise<boolean> {
+  const current = await groupSettingValue(db, currentGroupId);
+  let n: Normalized;
+  try {
+    n = await normalize(db, realmId, expected);
+  } catch {
+    return false;
+  }
+  if ('groupId' in n) return current === n.groupId;
+  if (typeof current === 'number') return false;
+  return (
+    JSON.stringify(current.direct_members) === JSON.stringify(n.members) &&
+    JSON.stringify(current.direct_subgroups) === JSON.stringify(n.subgroups)
+  );
+}
+
+export function expectationMismatch(): ApiError {
+  return new ApiError('EXPECTATION_MISMATCH', "'old' value does not match the expected value.");
+}

@@ -1,0 +1,262 @@
+// Every change to a user account. Each action checks permissions, writes in one
+// transaction and emits `realm_user` events after the commit (db/transact.ts).
+
+import type { Services } from '../services.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from './tables.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
+import { newApiKey, type PasswordHasher } from '../auth/passwords.ts';
+import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
+import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
+import { accessUser, countActiveOwners, emailInUse, getUser } from './queries.ts';
+import { settingsOf } from '../realm/queries.ts';
+import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
+import { canSeeDeliveryEmail, formatUser } from './format.ts';
+import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
+
+export interface NewUser {
+  email: string;
+  fullName: string;
+  /** Null: the account cannot log in with a password until one is set. */
+  password: string | null;
+  role: Role;
+  isBot?: boolean;
+  botType?: number | null;
+  botOwnerId?: number | null;
+  timezone?: string;
+  canCreateUsers?: boolean;
+  canChangeUserEmails?: boolean;
+}
+
+/** Inserts the account and its system-group memberships; no checks, no events. */
+export async function insertUser(tx: Tx, passwords: PasswordHasher, realm: Realm, u: NewUser): Promise<User> {
+  const settings = settingsOf(realm);
+  const visibility = u.isBot ? EMAIL_ADDRESS_VISIBILITY.EVERYONE : settings.default_email_address_visibility;
+  const user = await tx
+    .insertInto('users')
+    .values({
+      realm_id: realm.id,
+      // Hidden addresses get their fake API email once the id is known (below).
+      email: u.email,
+      delivery_email: u.email,
+      full_name: u.fullName,
+      role: u.role,
+      is_bot: u.isBot ?? false,
+      bot_type: u.botType ?? null,
+      bot_owner_id: u.botOwnerId ?? null,
+      api_key: newApiKey(),
+      password_hash: u.password === null ? null : await passwords.hash(u.password),
+      date_joined: new Date(),
+      timezone: u.timezone ?? '',
+      can_create_users: u.canCreateUsers ?? false,
+      can_change_user_emails: u.canChangeUserEmails ?? false,
+      settings: JSON.stringify({ email_address_visibility: visibility }),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await syncSystemGroupMembership(tx, user, settings.waiting_period_threshold);
+  return user;
+}
+
+/**
+ * Sends a `realm_user` event about `subject` to every active user of the
+ * organization; `person` builds the payload knowing whether that viewer may see
+ * the subject's real email.
+ */
+async function notifyUsers(
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  subject: User,
+  op: 'add' | 'update',
+  person: (canSeeEmail: boolean, viewer: Pick<User, 'id' | 'role'>) => Record<string, unknown>,
+): Promise<void> {
+  const viewers = await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
+  const byVisibility = new Map<boolean, number[]>([
+    [true, []],
+    [false, []],
+  ]);
+  for (const v of viewers) byVisibility.get(canSeeDeliveryEmail(v, subject))!.push(v.id);
+  for (const [canSee, ids] of byVisibility) {
+    if (ids.length === 0) continue;
+    const sample = viewers.find((v) => v.id === ids[0])!;
+    emit(realm.id, { type: 'realm_user', op, person: person(canSee, sample) }, ids);
+  }
+}
+
+async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  await notifyUsers(tx, emit, realm, user, 'add', (_canSee, viewer) => {
+    const person: Record<string, unknown> = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
+    if (!user.is_bot) person.profile_data = {};
+    return person;
+  });
+}
+
+/** POST /users: administrators with `can_create_users`. */
+export async function createUser(
+  svc: Services,
+  realm: Realm,
+  actor: User,
+  params: { email: string; password: string; full_name: string },
+): Promise<User> {
+  if (!isAdmin(actor) || !actor.can_create_users) throw badRequest('User not authorized to create users');
+  const fullName = checkFullName(params.full_name);
+  const email = params.email.trim();
+  if (!isValidEmail(email)) throw badRequest('Bad name or username');
+  checkPasswordStrength(params.password);
+  return transact(svc, async (tx, emit) => {
+    if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
+    const user = await insertUser(tx, svc.passwords, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
+    await emitUserAdded(tx, emit, realm, user);
+    return user;
+  });
+}
+
+/** For operators (the manage command and bootstrap): no acting user, the same rules on data. */
+export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUser): Promise<User> {
+  const fullName = checkFullName(u.fullName);
+  if (!isValidEmail(u.email)) throw badRequest(`Invalid email '${u.email}'`);
+  if (u.password !== null) checkPasswordStrength(u.password);
+  return transact(svc, async (tx, emit) => {
+    if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
+    const user = await insertUser(tx, svc.passwords, realm, { ...u, fullName });
+    await emitUserAdded(tx, emit, realm, user);
+    return user;
+  });
+}
+
+export interface UserChanges {
+  full_name?: string;
+  role?: number;
+  new_email?: string;
+}
+
+/** PATCH /users/{user_id} (spec endpoint 13, digest 1.13). */
+export async function updateUser(svc: Services, realm: Realm, actor: User, targetId: number, changes: UserChanges): Promise<void> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  await transact(svc, async (tx, emit) => {
+    const target = await accessUser(tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
+    if (changes.role !== undefined && changes.role !== target.role) {
+      await changeRole(tx, emit, realm, target, changes.role as Role, actor);
+    }
+    // A blank name is ignored rather than refused, as Zulip does.
+    if (changes.full_name !== undefined && changes.full_name.trim() !== '' && changes.full_name !== target.full_name) {
+      const name = checkFullName(changes.full_name);
+      await tx.updateTable('users').set({ full_name: name }).where('id', '=', target.id).execute();
+      await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, full_name: name }));
+    }
+    if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
+      if (!isOwner(actor) || !actor.can_change_user_emails) throw badRequest('User not authorized to change user emails');
+      const email = changes.new_email.trim();
+      if (!isValidEmail(email)) throw badRequest('Invalid new email address.');
+      if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
+      await changeDeliveryEmail(tx, emit, realm, target, email);
+    }
+  });
+}
+
+/** The rules for role changes (digest 1.13), shared by the API and the manage command. */
+async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
+  if (actor && (role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
+  if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
+    throw badRequest('The owner permission cannot be removed from the only organization owner.');
+  }
+  if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
+  const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
+  await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
+  await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
+}
+
+async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
+  const visibleToAll = canSeeDeliveryEmail(null, target);
+  const updated = await tx
+    .updateTable('users')
+    .set({ delivery_email: email, ...(visibleToAll ? { email } : {}) })
+    .where('id', '=', target.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await notifyUsers(tx, emit, realm, updated, 'update', (canSee) =>
+    canSee ? { user_id: target.id, delivery_email: email } : { user_id: target.id, delivery_email: null },
+  );
+  if (visibleToAll) {
+    await notifyUsers(tx, emit, realm, updated, 'update', () => ({ user_id: target.id, new_email: email }));
+  }
+}
+
+/** For operators: a role change with the data rules but no acting user. */
+export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: number, role: Role): Promise<void> {
+  await transact(svc, async (tx, emit) => {
+    const target = await getUser(tx, realm.id, userId);
+    if (!target) throw badRequest('No such user');
+    if (target.role !== role) await changeRole(tx, emit, realm, target, role, null);
+  });
+}
+
+async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
+  await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
+  await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
+}
+
+/** DELETE /users/{user_id}. */
+export async function deactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
+  await transact(svc, async (tx, emit) => {
+    const target = await accessUser(tx, realm, actor, targetId, { allowBots: true });
+    // Administrators manage everyone; anyone may deactivate themselves or their own bots.
+    const canAdminister = isAdmin(actor) || target.id === actor.id || (target.is_bot && target.bot_owner_id === actor.id);
+    if (!canAdminister) throw insufficientPermission();
+    if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
+    if (isOwner(target) && !target.is_bot && (await countActiveOwners(tx, realm.id)) <= 1) {
+      throw badRequest('Cannot deactivate the only organization owner');
+    }
+    await setActive(tx, emit, realm, target, false);
+  });
+}
+
+/** DELETE /users/me. */
+export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: User): Promise<void> {
+  await transact(svc, async (tx, emit) => {
+    if (isOwner(actor) && (await countActiveOwners(tx, realm.id)) <= 1) {
+      throw new ApiError('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner.', {
+        data: { is_last_owner: true, entity: 'user' },
+      });
+    }
+    const others = await tx
+      .selectFrom('users')
+      .select('id')
+      .where('realm_id', '=', realm.id)
+      .where('is_active', '=', true)
+      .where('is_bot', '=', false)
+      .where('id', '!=', actor.id)
+      .executeTakeFirst();
+    if (!others) {
+      throw new ApiError('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only user.', {
+        data: { is_last_owner: false, entity: 'user' },
+      });
+    }
+    await setActive(tx, emit, realm, actor, false);
+  });
+}
+
+/** POST /users/{user_id}/reactivate: administrators only. */
+export async function reactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  await transact(svc, async (tx, emit) => {
+    const target = await accessUser(tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
+    if (target.is_active) throw badRequest('User is already active.');
+    await setActive(tx, emit, realm, target, true);
+  });
+}
+
+/** For operators: sets a password without knowing the old one. */
+export async function setPasswordAsOperator(svc: Services, realm: Realm, userId: number, password: string): Promise<void> {
+  checkPasswordStrength(password);
+  const passwordHash = await svc.passwords.hash(password);
+  const result = await svc.db
+    .updateTable('users')
+    .set({ password_hash: passwordHash })
+    .where('realm_id', '=', realm.id)
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw badRequest('No such user');
+}

@@ -1,0 +1,61 @@
+// GET /avatar/{user_id_or_email}[/medium] (digest 1.26): a redirect to the
+// user's avatar image. Lives outside /api/v1 so <img> tags can point at it.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../services.ts';
+import { ApiError, unauthorized } from '../http/errors.ts';
+import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
+import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
+import { accessibleUsers, canAccess, getUser, getUserByEmail } from './queries.ts';
+import { avatarUrl } from './format.ts';
+import type { User } from './tables.ts';
+import type { Realm } from '../realm/tables.ts';
+import { createHash } from 'node:crypto';
+
+const UNKNOWN_AVATAR = '/static/images/unknown-user-avatar.png';
+
+async function caller(svc: Services, req: FastifyRequest): Promise<{ realm: Realm | undefined; user: User | null }> {
+  const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
+  const credentials = parseBasicAuth(req.headers.authorization);
+  const query = req.query as Record<string, string | undefined>;
+  if (credentials) return authenticateApiKey(svc.db, credentials, subdomain);
+  if (query.api_key) {
+    const user = await svc.db.selectFrom('users').selectAll().where('api_key', '=', query.api_key).executeTakeFirst();
+    if (!user) throw unauthorized('Invalid API key');
+    return authenticateApiKey(svc.db, { username: user.email, apiKey: query.api_key }, subdomain);
+  }
+  return { realm: await getRealmBySubdomain(svc.db, subdomain), user: null };
+}
+
+async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: FastifyReply, medium: boolean) {
+  try {
+    const { user: viewer, realm } = await caller(svc, req);
+    const key = (req.params as { user: string }).user;
+    const byId = /^\d+$/.test(key);
+    // Spectators may look up avatars by id only, and only where the organization allows them.
+    if (!viewer && (!byId || !realm || !settingsOf(realm).enable_spectator_access)) throw unauthorized();
+    const target = realm ? (byId ? await getUser(svc.db, realm.id, Number(key)) : await getUserByEmail(svc.db, realm.id, key)) : undefined;
+    let url: string;
+    if (target && realm && canAccess(await accessibleUsers(svc.db, realm, viewer), target.id)) {
+      url = avatarUrl(target);
+      if (medium) url = target.avatar_source === 'U' ? url.replace('.png?', '-medium.png?') : `${url}&s=500`;
+    } else if (!byId) {
+      url = `https://secure.gravatar.com/avatar/${createHash('md5').update(key.toLowerCase()).digest('hex')}?d=identicon`;
+    } else {
+      url = UNKNOWN_AVATAR;
+    }
+    const extra = new URLSearchParams(req.query as Record<string, string>);
+    extra.delete('api_key');
+    const qs = extra.toString();
+    if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+    return reply.code(302).header('Location', url).header('Cache-Control', 'private, max-age=30').send();
+  } catch (err) {
+    if (err instanceof ApiError) return reply.code(err.status).headers(err.headers).send(err.body());
+    throw err;
+  }
+}
+
+export function registerAvatarRoutes(app: FastifyInstance, svc: Services): void {
+  app.get('/avatar/:user', (req, reply) => redirectToAvatar(svc, req, reply, false));
+  app.get('/avatar/:user/medium', (req, reply) => redirectToAvatar(svc, req, reply, true));
+}

@@ -1,0 +1,95 @@
+// The User resource as the API returns it (spec "User"), seen by a given viewer:
+// the real email and the avatar URL depend on who is asking.
+
+import { createHash } from 'node:crypto';
+import type { User } from './tables.ts';
+import { EMAIL_ADDRESS_VISIBILITY, emailAddressVisibility } from './settings.ts';
+import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
+
+export interface ApiUser {
+  user_id: number;
+  delivery_email: string | null;
+  email: string;
+  full_name: string;
+  date_joined: string;
+  is_active: boolean;
+  is_owner: boolean;
+  is_admin: boolean;
+  is_guest: boolean;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  role: number;
+  timezone: string;
+  avatar_url: string | null;
+  avatar_version: number;
+  profile_data?: Record<string, { value: string; rendered_value?: string }>;
+}
+
+/** Who may read a user's real email address (the user's `email_address_visibility`). */
+export function canSeeDeliveryEmail(viewer: Pick<User, 'id' | 'role'> | null, target: Pick<User, 'id' | 'is_bot' | 'settings'>): boolean {
+  if (target.is_bot) return true;
+  if (viewer && viewer.id === target.id) return true;
+  switch (emailAddressVisibility(target.settings)) {
+    case EMAIL_ADDRESS_VISIBILITY.EVERYONE:
+      return true;
+    case EMAIL_ADDRESS_VISIBILITY.MEMBERS:
+      return viewer !== null && !isGuest(viewer);
+    case EMAIL_ADDRESS_VISIBILITY.ADMINS:
+      return viewer !== null && isAdmin(viewer);
+    case EMAIL_ADDRESS_VISIBILITY.MODERATORS:
+      return viewer !== null && isModerator(viewer);
+    default:
+      return false;
+  }
+}
+
+const AVATAR_PROVIDER = 'https://secure.gravatar.com/avatar/';
+
+/** The avatar's URL: the provider's identicon for the email, or the uploaded image. */
+export function avatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' | 'avatar_source' | 'avatar_version'>): string {
+  if (user.avatar_source === 'U') {
+    return `/user_avatars/${user.realm_id}/${user.id}.png?version=${user.avatar_version}`;
+  }
+  const hash = createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
+  return `${AVATAR_PROVIDER}${hash}?d=identicon&version=${user.avatar_version}`;
+}
+
+/**
+ * Null when the client computes provider avatars itself (`client_svcavatar`):
+ * only possible when it can see the real email the provider hashes.
+ */
+export function avatarUrlFor(
+  user: Pick<User, 'id' | 'realm_id' | 'delivery_email' | 'avatar_source' | 'avatar_version' | 'is_bot' | 'settings'>,
+  viewer: Pick<User, 'id' | 'role'> | null,
+  clientSvcavatar: boolean,
+): string | null {
+  if (clientSvcavatar && user.avatar_source === 'G' && canSeeDeliveryEmail(viewer, user)) return null;
+  return avatarUrl(user);
+}
+
+/** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined`. */
+export function isoDate(d: Date): string {
+  return d.toISOString().replace('Z', '+00:00');
+}
+
+export function formatUser(user: User, viewer: Pick<User, 'id' | 'role'> | null, opts: { clientSvcavatar: boolean }): ApiUser {
+  return {
+    user_id: user.id,
+    delivery_email: canSeeDeliveryEmail(viewer, user) ? user.delivery_email : null,
+    email: user.email,
+    full_name: user.full_name,
+    date_joined: isoDate(user.date_joined),
+    is_active: user.is_active,
+    is_owner: isOwner(user),
+    is_admin: isAdmin(user),
+    is_guest: user.role === ROLE.GUEST,
+    is_bot: user.is_bot,
+    bot_type: user.bot_type,
+    bot_owner_id: user.bot_owner_id,
+    role: user.role,
+    timezone: user.timezone,
+    avatar_url: avatarUrlFor(user, viewer, opts.clientSvcavatar),
+    avatar_version: user.avatar_version,
+  };
+}

@@ -1,0 +1,105 @@
+import type { Executor } from '../db/schema.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from './tables.ts';
+import { badRequest } from '../http/errors.ts';
+import { userGroupIds } from '../user_groups/group-setting.ts';
+
+export async function getUser(db: Executor, realmId: number, userId: number): Promise<User | undefined> {
+  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', '=', userId).executeTakeFirst();
+}
+
+/** By real or API email, ignoring case. */
+export async function getUserByEmail(db: Executor, realmId: number, email: string): Promise<User | undefined> {
+  const lower = email.toLowerCase();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where((eb) => eb.or([eb(eb.fn('lower', ['delivery_email']), '=', lower), eb(eb.fn('lower', ['email']), '=', lower)]))
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+export async function emailInUse(db: Executor, realmId: number, email: string, exceptUserId?: number): Promise<boolean> {
+  const user = await getUserByEmail(db, realmId, email);
+  return user !== undefined && user.id !== exceptUserId;
+}
+
+export async function listUsers(db: Executor, realmId: number, ids?: number[]): Promise<User[]> {
+  let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId);
+  if (ids) {
+    if (ids.length === 0) return [];
+    q = q.where('id', 'in', ids);
+  }
+  return q.orderBy('id').execute();
+}
+
+export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function countActiveOwners(db: Executor, realmId: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('realm_id', '=', realmId)
+    .where('role', '=', 100)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Which users the viewer may see (the organization's `can_access_all_users_group`):
+ * 'all', or the set it is limited to: itself, bots, and users it shares a
+ * channel or a direct message conversation with (sources registered by those domains).
+ */
+export type AccessibleUsers = 'all' | Set<number>;
+
+export type UserAccessSource = (db: Executor, realm: Realm, viewer: User) => Promise<Iterable<number>>;
+
+const accessSources: UserAccessSource[] = [];
+
+/** Lets a domain (channels, direct messages) declare users it makes visible to each other. */
+export function registerUserAccessSource(source: UserAccessSource): void {
+  accessSources.push(source);
+}
+
+export async function accessibleUsers(db: Executor, realm: Realm, viewer: User | null): Promise<AccessibleUsers> {
+  if (viewer === null) return 'all';
+  const groupId = realm.group_settings.can_access_all_users_group;
+  if (groupId === undefined || (await userGroupIds(db, viewer.id)).has(groupId)) return 'all';
+  const ids = new Set<number>([viewer.id]);
+  const bots = await db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_bot', '=', true).execute();
+  for (const b of bots) ids.add(b.id);
+  for (const source of accessSources) for (const id of await source(db, realm, viewer)) ids.add(id);
+  return ids;
+}
+
+export function canAccess(access: AccessibleUsers, userId: number): boolean {
+  return access === 'all' || access.has(userId);
+}
+
+/** A user of the viewer's organization that the viewer may see, or "No such user". */
+export async function accessUser(
+  db: Executor,
+  realm: Realm,
+  viewer: User | null,
+  userId: number,
+  opts: { allowDeactivated?: boolean; allowBots?: boolean } = {},
+): Promise<User> {
+  const user = await getUser(db, realm.id, userId);
+  if (!user) throw badRequest('No such user');
+  if (!user.is_active && !opts.allowDeactivated) throw badRequest('User is deactivated');
+  if (user.is_bot && opts.allowBots === false) throw badRequest('No such user');
+  if (!canAccess(await accessibleUsers(db, realm, viewer), user.id)) throw badRequest('No such user');
+  return user;
+}

@@ -1,0 +1,35 @@
+import type { Generated, Selectable } from 'kysely';
+import type { Json, Timestamp } from '../realm/tables.ts';
+
+export interface UserTable {
+  id: Generated<number>;
+  realm_id: number;
+  /** The API email: the real one, or a fake one when the user hides their address. */
+  email: string;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_active: Generated<boolean>;
+  is_bot: Generated<boolean>;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  is_mirror_dummy: Generated<boolean>;
+  api_key: string;
+  password_hash: string | null;
+  date_joined: Timestamp;
+  timezone: Generated<string>;
+  /** 'G': provider-hosted (Gravatar-style) avatar; 'U': uploaded. */
+  avatar_source: Generated<string>;
+  avatar_version: Generated<number>;
+  can_create_users: Generated<boolean>;
+  can_change_user_emails: Generated<boolean>;
+  /** Personal settings that differ from the defaults (users/settings.ts). */
+  settings: Json<Record<string, unknown>>;
+  last_active_at: Timestamp | null;
+}
+
+export interface UserTables {
+  users: UserTable;
+}
+
+export type User = Selectable<UserTable>;

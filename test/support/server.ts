@@ -1,0 +1,157 @@
+// A Confab server for one test file, on the backend the run asks for
+// (CONFAB_TEST_DB=pglite | postgres), with a fresh database of its own, and
+// clients that speak HTTP to it the way real clients do.
+
+import pg from 'pg';
+import pino from 'pino';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createServer, type RunningServer } from '../../src/server.ts';
+import { ROLE, type Role } from '../../src/users/roles.ts';
+
+export const OWNER_EMAIL = 'owner@example.com';
+export const OWNER_PASSWORD = 'owner-password-1';
+
+export interface Response {
+  status: number;
+  body: any;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+type Params = Record<string, unknown>;
+
+/** Form-encodes parameters: strings raw, everything else as JSON text (the API's convention). */
+export function encodeParams(params: Params): string {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  }
+  return form.toString();
+}
+
+export class Client {
+  readonly server: TestServer;
+  readonly email: string | undefined;
+  readonly apiKey: string | undefined;
+  readonly id: number;
+  readonly host: string | undefined;
+
+  constructor(server: TestServer, id: number, email?: string, apiKey?: string, host?: string) {
+    this.server = server;
+    this.id = id;
+    this.email = email;
+    this.apiKey = apiKey;
+    this.host = host;
+  }
+
+  async request(method: string, path: string, params: Params = {}, headers: Record<string, string> = {}): Promise<Response> {
+    const url = path.startsWith('/api/') || path.startsWith('/avatar') ? path : `/api/v1${path}`;
+    const encoded = encodeParams(params);
+    const isQuery = method === 'GET' || method === 'HEAD';
+    const allHeaders: Record<string, string> = { ...headers };
+    if (this.email !== undefined && this.apiKey !== undefined) {
+      allHeaders.authorization = `Basic ${Buffer.from(`${this.email}:${this.apiKey}`).toString('base64')}`;
+    }
+    if (this.host) allHeaders.host = this.host;
+    if (!isQuery && encoded) allHeaders['content-type'] = 'application/x-www-form-urlencoded';
+    const res = await this.server.app.inject({
+      method: method as any,
+      url: isQuery && encoded ? `${url}?${encoded}` : url,
+      payload: !isQuery && encoded ? encoded : undefined,
+      headers: allHeaders,
+    });
+    let body: any = res.body;
+    try {
+      body = JSON.parse(res.body);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.statusCode, body, headers: res.headers };
+  }
+
+  get = (path: string, params?: Params, headers?: Record<string, string>) => this.request('GET', path, params, headers);
+  post = (path: string, params?: Params, headers?: Record<string, string>) => this.request('POST', path, params, headers);
+  patch = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PATCH', path, params, headers);
+  delete = (path: string, params?: Params, headers?: Record<string, string>) => this.request('DELETE', path, params, headers);
+  put = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PUT', path, params, headers);
+}
+
+export interface TestServer extends RunningServer {
+  config: Config;
+  owner: Client;
+  anonymous: Client;
+  /** Creates an account with the given role (directly, through the same action the API uses). */
+  createUser(opts?: { role?: Role; email?: string; fullName?: string; password?: string }): Promise<Client>;
+  /** A client for an existing user, read from the database. */
+  clientFor(userId: number): Promise<Client>;
+}
+
+let counter = 0;
+
+async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `confab_test_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const backend = process.env.CONFAB_TEST_DB ?? 'pglite';
+  const pgdb = backend === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const base = loadConfig({}, {});
+  const config: Config = {
+    ...base,
+    databaseUrl: pgdb?.url,
+    dataDir: ':memory:',
+    externalUrl: 'http://confab.test',
+    bootstrap: { email: OWNER_EMAIL, password: OWNER_PASSWORD, orgName: 'Test Organization' },
+    passwordHash: { memoryCost: 1024, timeCost: 1 },
+    rateLimit: { ...base.rateLimit, perUser: 100_000, perIp: 100_000 },
+    logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
+    ...overrides,
+  };
+  const running = await createServer(config, pino({ level: config.logLevel }));
+  const server = running as TestServer;
+  server.config = config;
+  const close = running.close.bind(running);
+  server.close = async () => {
+    await close();
+    await pgdb?.drop();
+  };
+  server.clientFor = async (userId: number) => {
+    const u = await running.svc.db.selectFrom('users').select(['id', 'delivery_email', 'api_key']).where('id', '=', userId).executeTakeFirstOrThrow();
+    return new Client(server, u.id, u.delivery_email, u.api_key);
+  };
+  const owner = await running.svc.db.selectFrom('users').select('id').where('delivery_email', '=', OWNER_EMAIL).executeTakeFirstOrThrow();
+  server.owner = await server.clientFor(owner.id);
+  server.anonymous = new Client(server, 0);
+  let users = 0;
+  server.createUser = async (opts = {}) => {
+    const { createUserAsOperator } = await import('../../src/users/actions.ts');
+    const realm = await running.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
+    users++;
+    const role = opts.role ?? ROLE.MEMBER;
+    const user = await createUserAsOperator(running.svc, realm, {
+      email: opts.email ?? `user${users}-${role}@example.com`,
+      fullName: opts.fullName ?? `User ${users}`,
+      password: opts.password ?? null,
+      role,
+    });
+    return server.clientFor(user.id);
+  };
+  return server;
+}
