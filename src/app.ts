@@ -10,6 +10,7 @@ import { authRoutes } from './auth/routes.ts';
 import { realmRoutes } from './realm/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { registerAvatarRoutes } from './users/avatar-route.ts';
+import { eventRoutes } from './events/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -17,6 +18,7 @@ export function apiRoutes(): Router {
   authRoutes(router);
   realmRoutes(router);
   userRoutes(router);
+  eventRoutes(router);
   return router;
 }
 

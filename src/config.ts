@@ -32,6 +32,8 @@ export interface Config {
     /** How often the collector sweeps. */
     gcIntervalMs: number;
   };
+  /** How long an authenticated API key is remembered (changes in this process forget it at once). */
+  credentialCacheMs: number;
   /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */
   pushServiceUrl: string | undefined;
   logLevel: string;
@@ -72,6 +74,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       queueTimeoutMs: int(env.EVENT_QUEUE_TIMEOUT_MS, 600_000),
       gcIntervalMs: int(env.EVENT_QUEUE_GC_INTERVAL_MS, 60_000),
     },
+    credentialCacheMs: int(env.CREDENTIAL_CACHE_MS, 5000),
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
   };

@@ -5,12 +5,16 @@ import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
-import { openDatabase, migrateToLatest } from './db/index.ts';
+import { openDatabase, migrateToLatest, type OpenedDatabase } from './db/index.ts';
 import { memoryRateLimiter } from './auth/rate-limit.ts';
 import { argon2Hasher } from './auth/passwords.ts';
 import { buildApp } from './app.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
+import { QueueRegistry } from './events/queues.ts';
+import { LocalEventBus } from './events/bus.ts';
+import { CredentialCache } from './auth/credential-cache.ts';
+import { SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -24,18 +28,19 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database.db);
-  const svc: Services = {
-    config,
-    db: database.db,
-    dbKind: database.kind,
-    log: logger,
-    events: { publish: () => {} },
-    rateLimiter: memoryRateLimiter(),
-    passwords: argon2Hasher(config.passwordHash),
-  };
+  const svc = buildServices(config, database, logger);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
+  const persistQueues = config.dataDir !== ':memory:';
+  if (persistQueues) {
+    const restored = svc.queues.load(config.dataDir);
+    // Clients learn that the server behind their queue changed (digest 3.1).
+    const restart = { type: 'restart', svc_version: SVC_VERSION, svc_feature_level: SVC_FEATURE_LEVEL, server_generation: Math.floor(Date.now() / 1000), immediate: false };
+    for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
+    if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
+  }
+  svc.queues.startCollector(config.events.gcIntervalMs);
   let closed = false;
   return {
     svc,
@@ -44,9 +49,31 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     async close() {
       if (closed) return;
       closed = true;
+      // Parked long-polls answer now, so that closing does not wait for their heartbeats.
+      svc.queues.stop();
       await app.close();
+      if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await database.close();
       unlock();
     },
+  };
+}
+
+/** The services of a process: the server's, or the manage command's. */
+export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
+  const queues = new QueueRegistry();
+  const events = new LocalEventBus(queues);
+  const credentials = new CredentialCache(config.credentialCacheMs);
+  events.observe((notice) => credentials.observe(notice));
+  return {
+    config,
+    db: database.db,
+    dbKind: database.kind,
+    log,
+    events,
+    queues,
+    rateLimiter: memoryRateLimiter(),
+    credentials,
+    passwords: argon2Hasher(config.passwordHash),
   };
 }

@@ -5,6 +5,8 @@ import type { Db } from './db/schema.ts';
 import type { EventPublisher } from './events/types.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { PasswordHasher } from './auth/passwords.ts';
+import type { QueueRegistry } from './events/queues.ts';
+import type { CredentialCache } from './auth/credential-cache.ts';
 
 export interface Services {
   config: Config;
@@ -12,6 +14,9 @@ export interface Services {
   dbKind: 'pglite' | 'postgres';
   log: Logger;
   events: EventPublisher;
+  /** This process's event queues. */
+  queues: QueueRegistry;
   rateLimiter: RateLimiter;
+  credentials: CredentialCache;
   passwords: PasswordHasher;
 }

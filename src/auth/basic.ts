@@ -5,6 +5,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { badRequest, unauthorized } from '../http/errors.ts';
+import type { CredentialCache } from './credential-cache.ts';
 
 export interface Credentials {
   username: string;
@@ -29,16 +30,24 @@ export async function authenticateApiKey(
   db: Executor,
   credentials: Credentials,
   subdomain: string,
+  cache?: CredentialCache,
 ): Promise<{ user: User; realm: Realm }> {
   if (!API_KEY_FORMAT.test(credentials.apiKey)) throw unauthorized('Malformed API key');
-  const user = await db.selectFrom('users').selectAll().where('api_key', '=', credentials.apiKey).executeTakeFirst();
-  const name = credentials.username.toLowerCase();
-  if (!user || (user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name)) {
-    throw unauthorized('Invalid API key');
+  const cached = cache?.get(credentials.apiKey);
+  let found = cached;
+  if (!found) {
+    const user = await db.selectFrom('users').selectAll().where('api_key', '=', credentials.apiKey).executeTakeFirst();
+    if (!user) throw unauthorized('Invalid API key');
+    const realm = await db.selectFrom('realms').selectAll().where('id', '=', user.realm_id).executeTakeFirstOrThrow();
+    found = { user, realm };
   }
-  const realm = await db.selectFrom('realms').selectAll().where('id', '=', user.realm_id).executeTakeFirstOrThrow();
+  const { user, realm } = found;
+  const name = credentials.username.toLowerCase();
+  if (user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name) throw unauthorized('Invalid API key');
   if (realm.deactivated) throw unauthorized('This organization has been deactivated');
   if (!user.is_active) throw unauthorized('Account is deactivated');
   if (realm.string_id !== subdomain) throw unauthorized('Account is not associated with this subdomain');
+  // Only credentials that pass are remembered: a refusal is always read afresh.
+  if (!cached) cache?.set(credentials.apiKey, user, realm);
   return { user, realm };
 }

@@ -6,9 +6,8 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '../config.ts';
 import { openDatabase, migrateToLatest } from '../db/index.ts';
-import type { Services } from '../services.ts';
-import { memoryRateLimiter } from '../auth/rate-limit.ts';
-import { argon2Hasher, generatePassword } from '../auth/passwords.ts';
+import { generatePassword } from '../auth/passwords.ts';
+import { buildServices } from '../server.ts';
 import { createRealm, setRealmDeactivated } from '../realm/actions.ts';
 import { getRealmBySubdomain } from '../realm/queries.ts';
 import { changeRoleAsOperator, createUserAsOperator, setPasswordAsOperator } from '../users/actions.ts';
@@ -72,15 +71,8 @@ export async function manage(argv: string[], out: (line: string) => void = conso
   const config = loadConfig();
   if (!config.databaseUrl) assertDataDirFree(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-  const svc: Services = {
-    config,
-    db: database.db,
-    dbKind: database.kind,
-    log: pino({ level: 'warn' }),
-    events: { publish: () => {} },
-    rateLimiter: memoryRateLimiter(),
-    passwords: argon2Hasher(config.passwordHash),
-  };
+  // Events reach no client from here: this process has no queues.
+  const svc = buildServices(config, database, pino({ level: 'warn' }));
   try {
     await migrateToLatest(svc.db);
     const realmFor = async () => {

@@ -10,12 +10,12 @@ import type { Notice, ServerEvent } from '../events/types.ts';
 export type Tx = Transaction<Database>;
 
 export interface Emit {
-  (realmId: number, event: ServerEvent, users: Iterable<number>, perUser?: Map<number, Record<string, unknown>>): void;
+  (realmId: number, event: ServerEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>): void;
 }
 
 export async function transact<T>(svc: Pick<Services, 'db' | 'events'>, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const pending: Notice[] = [];
-  const emit: Emit = (realmId, event, users, perUser) => pending.push({ realmId, event, users: [...users], perUser });
+  const emit: Emit = (realmId, event, users, extra) => pending.push({ ...extra, realmId, event, users: [...users] });
   const result = await svc.db.transaction().execute((tx) => work(tx, emit));
   if (pending.length > 0) svc.events.publish(pending);
   return result;

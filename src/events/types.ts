@@ -1,5 +1,6 @@
 // What actions hand to the event system: an event and who should receive it.
 // The event system (events/) decides which queues get it and in what shape.
+// Notices are plain data, so that they can cross processes through a broker.
 
 export interface ServerEvent {
   type: string;
@@ -10,10 +11,16 @@ export interface ServerEvent {
 export interface Notice {
   realmId: number;
   event: ServerEvent;
-  /** Recipients: user ids, or per-user data (message flags) keyed by user id. */
+  /** The users whose queues receive the event. */
   users: readonly number[];
-  /** Per-user extras merged into that user's copy (e.g. message `flags`). */
-  perUser?: ReadonlyMap<number, Record<string, unknown>>;
+  /** Per-user extras merged into that user's copy (a message's `flags`). */
+  perUser?: Readonly<Record<number, Record<string, unknown>>>;
+  /** A message to a public channel: also for queues following all public channels. */
+  publicChannel?: boolean;
+  /** Local echo: the sending client's queue gets `local_message_id` (digest 1.1). */
+  localEcho?: { queueId: string; localId: string };
+  /** Data the shaping needs but clients never see (e.g. a message's raw Markdown). */
+  hidden?: Record<string, unknown>;
 }
 
 export interface EventPublisher {

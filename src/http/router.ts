@@ -27,6 +27,8 @@ export interface RequestInfo {
   files: UploadedFile[];
   /** Path parameters as given, for routes that interpret them themselves. */
   path: Record<string, string>;
+  /** Aborted when the client goes away before the answer (long-polls stop waiting). */
+  signal: AbortSignal;
 }
 
 export interface UserContext {
@@ -53,7 +55,12 @@ export type PathParamsOf<P extends string> = P extends `${string}{${infer Name}}
   ? (Name extends `${infer N}:str` ? { [K in N]: string } : { [K in Name]: number }) & PathParamsOf<Rest>
   : {};
 
-interface Endpoint {
+export interface EndpointOptions {
+  /** False for the long-poll, whose pace the server sets. */
+  rateLimit?: boolean;
+}
+
+interface Endpoint extends EndpointOptions {
   /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
   auth: 'user' | 'optional' | 'none';
   params: ParamSpecs;
@@ -117,8 +124,9 @@ export class Router {
     path: P,
     params: S,
     handler: (ctx: UserContext, params: ParamValues<S> & PathParamsOf<P>) => Promise<HandlerResult>,
+    options: EndpointOptions = {},
   ): void {
-    this.#add(method, path, { auth: 'user', params, handler });
+    this.#add(method, path, { ...options, auth: 'user', params, handler });
   }
 
   /** An endpoint that also (or only) serves callers without credentials. */
@@ -192,19 +200,27 @@ async function dispatch(
       }
     }
 
+    const aborted = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) aborted.abort();
+    });
     const request: RequestInfo = {
       clientName: clientNameFrom(req.headers['user-agent']),
-      ip: req.ip,
+      // Read only when used: finding the peer's address costs a system call.
+      get ip() {
+        return req.ip;
+      },
       files: body.files,
       path,
+      signal: aborted.signal,
     };
     const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
     const credentials = endpoint.auth === 'none' ? undefined : parseBasicAuth(req.headers.authorization);
 
     let ctx: UserContext | PublicContext;
     if (credentials) {
-      const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain);
-      applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+      const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
+      if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
       ctx = { svc, realm, user, request };
     } else {
       if (endpoint.auth === 'user') throw unauthorized();

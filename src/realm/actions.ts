@@ -7,9 +7,11 @@ import type { User } from '../users/tables.ts';
 import { transact } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { createSystemGroups } from '../user_groups/system-group-actions.ts';
-import { REALM_GROUP_SETTING_DEFAULTS } from './settings.ts';
+import { REALM_PERMISSION_SETTINGS } from '../user_groups/permission-settings.ts';
+import type { SystemGroupName } from '../user_groups/system-groups.ts';
 import { insertUser } from '../users/actions.ts';
 import { ROLE } from '../users/roles.ts';
+import { activeUserIds } from '../users/queries.ts';
 import { checkFullName, checkPasswordStrength, isValidEmail } from '../users/validation.ts';
 
 const SUBDOMAIN = /^(|[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?)$/;
@@ -38,7 +40,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       .executeTakeFirstOrThrow();
     const groups = await createSystemGroups(tx, inserted.id);
     const groupSettings = Object.fromEntries(
-      Object.entries(REALM_GROUP_SETTING_DEFAULTS).map(([setting, group]) => [setting, groups[group]]),
+      Object.entries(REALM_PERMISSION_SETTINGS).map(([setting, s]) => [setting, groups[s.default as SystemGroupName]]),
     );
     const realm = await tx
       .updateTable('realms')
@@ -60,6 +62,10 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
 
 /** For operators: closes or reopens an organization; its users' credentials stop or resume working. */
 export async function setRealmDeactivated(svc: Services, realmId: number, deactivated: boolean): Promise<void> {
-  const result = await svc.db.updateTable('realms').set({ deactivated }).where('id', '=', realmId).executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw badRequest('No such organization');
+  await transact(svc, async (tx, emit) => {
+    const result = await tx.updateTable('realms').set({ deactivated }).where('id', '=', realmId).executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw badRequest('No such organization');
+    // Clients (and this server's caches) learn that the organization is gone.
+    if (deactivated) emit(realmId, { type: 'realm', op: 'deactivated', realm_id: realmId }, await activeUserIds(tx, realmId));
+  });
 }

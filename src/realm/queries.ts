@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Executor } from '../db/schema.ts';
 import type { Config } from '../config.ts';
 import type { Realm } from './tables.ts';
@@ -41,4 +42,10 @@ export function realmHost(realm: Pick<Realm, 'string_id'>, config: Pick<Config, 
 
 export function settingsOf(realm: Realm): RealmSettings {
   return realmSettings(realm.settings);
+}
+
+/** The organization's icon: an identicon until one is uploaded. */
+export function realmIconUrl(realm: Pick<Realm, 'string_id'>): string {
+  const hash = createHash('md5').update(realm.string_id).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&s=100`;
 }

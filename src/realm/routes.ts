@@ -1,16 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Router } from '../http/router.ts';
 import { badRequest } from '../http/errors.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
-import { realmUrl, settingsOf } from './queries.ts';
-import type { Realm } from './tables.ts';
+import { realmIconUrl, realmUrl, settingsOf } from './queries.ts';
 import { renderDescription } from './description.ts';
-
-/** The organization's icon: an identicon until one is uploaded. */
-export function realmIconUrl(realm: Pick<Realm, 'string_id'>): string {
-  const hash = createHash('md5').update(realm.string_id).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&s=100`;
-}
 
 export function realmRoutes(r: Router): void {
   // GET /server_settings (digest 1.25): what a client needs before it logs in.

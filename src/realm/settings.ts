@@ -1,7 +1,5 @@
-// Organization settings: the defaults of every scalar setting and of every
-// permission (group) setting. A realm row stores only what differs.
-
-import type { SystemGroupName } from '../user_groups/system-groups.ts';
+// Organization settings: the defaults of every scalar setting. A realm row stores
+// only what differs. Permission settings are in user_groups/permission-settings.ts.
 
 /** Scalar settings, reported as `realm_<name>` by register. Values are Zulip's defaults. */
 export const REALM_SETTING_DEFAULTS = {
@@ -57,35 +55,6 @@ export const REALM_SETTING_DEFAULTS = {
 export type RealmSettingName = keyof typeof REALM_SETTING_DEFAULTS;
 export type RealmSettings = { -readonly [K in RealmSettingName]: (typeof REALM_SETTING_DEFAULTS)[K] | any };
 
-/** Permission settings of an organization and the system group each starts as. */
-export const REALM_GROUP_SETTING_DEFAULTS = {
-  can_access_all_users_group: 'role:everyone',
-  can_add_custom_emoji_group: 'role:members',
-  can_add_subscribers_group: 'role:members',
-  can_create_bots_group: 'role:members',
-  can_create_groups: 'role:members',
-  can_create_private_channel_group: 'role:members',
-  can_create_public_channel_group: 'role:members',
-  can_create_web_public_channel_group: 'role:owners',
-  can_create_write_only_bots_group: 'role:members',
-  can_delete_any_message_group: 'role:administrators',
-  can_delete_own_message_group: 'role:everyone',
-  can_invite_users_group: 'role:members',
-  can_manage_all_groups: 'role:owners',
-  can_manage_billing_group: 'role:administrators',
-  can_mention_many_users_group: 'role:administrators',
-  can_move_messages_between_channels_group: 'role:members',
-  can_move_messages_between_topics_group: 'role:everyone',
-  can_resolve_topics_group: 'role:everyone',
-  can_set_delete_message_policy_group: 'role:moderators',
-  can_set_topics_policy_group: 'role:moderators',
-  can_summarize_topics_group: 'role:everyone',
-  create_multiuse_invite_group: 'role:administrators',
-  direct_message_initiator_group: 'role:everyone',
-  direct_message_permission_group: 'role:everyone',
-} as const satisfies Record<string, SystemGroupName>;
-
-export type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTING_DEFAULTS;
 
 export function realmSettings(stored: Record<string, unknown>): RealmSettings {
   return { ...REALM_SETTING_DEFAULTS, ...stored } as RealmSettings;

@@ -12,7 +12,7 @@ import { checkFullName, checkPasswordStrength, isValidEmail } from './validation
 import { accessUser, countActiveOwners, emailInUse, getUser } from './queries.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
-import { canSeeDeliveryEmail, formatUser } from './format.ts';
+import { avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
 
 export interface NewUser {
@@ -81,7 +81,10 @@ async function notifyUsers(
   for (const [canSee, ids] of byVisibility) {
     if (ids.length === 0) continue;
     const sample = viewers.find((v) => v.id === ids[0])!;
-    emit(realm.id, { type: 'realm_user', op, person: person(canSee, sample) }, ids);
+    const payload = person(canSee, sample);
+    // Clients with client_svcavatar compute provider avatars of users whose email they see.
+    const computable = canSee && subject.avatar_source === 'G' && 'avatar_url' in payload;
+    emit(realm.id, { type: 'realm_user', op, person: payload }, ids, computable ? { hidden: { avatar_nullable_for: 'all' } } : {});
   }
 }
 
@@ -170,9 +173,15 @@ async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: 
 
 async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
   const visibleToAll = canSeeDeliveryEmail(null, target);
+  // A provider avatar is derived from the email: it changes with it.
+  const avatarChanges = target.avatar_source === 'G';
   const updated = await tx
     .updateTable('users')
-    .set({ delivery_email: email, ...(visibleToAll ? { email } : {}) })
+    .set({
+      delivery_email: email,
+      ...(visibleToAll ? { email } : {}),
+      ...(avatarChanges ? { avatar_version: target.avatar_version + 1 } : {}),
+    })
     .where('id', '=', target.id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -182,6 +191,19 @@ async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: Use
   if (visibleToAll) {
     await notifyUsers(tx, emit, realm, updated, 'update', () => ({ user_id: target.id, new_email: email }));
   }
+  if (avatarChanges) await notifyUsers(tx, emit, realm, updated, 'update', () => avatarFacet(updated));
+}
+
+/** The avatar facet of a realm_user update. */
+function avatarFacet(user: User): Record<string, unknown> {
+  const url = avatarUrl(user);
+  return {
+    user_id: user.id,
+    avatar_url: url,
+    avatar_source: user.avatar_source,
+    avatar_url_medium: mediumAvatarUrl(user),
+    avatar_version: user.avatar_version,
+  };
 }
 
 /** For operators: a role change with the data rules but no acting user. */

@@ -7,7 +7,7 @@ import { ApiError, unauthorized } from '../http/errors.ts';
 import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
 import { accessibleUsers, canAccess, getUser, getUserByEmail } from './queries.ts';
-import { avatarUrl } from './format.ts';
+import { avatarUrl, mediumAvatarUrl } from './format.ts';
 import type { User } from './tables.ts';
 import type { Realm } from '../realm/tables.ts';
 import { createHash } from 'node:crypto';
@@ -18,7 +18,7 @@ async function caller(svc: Services, req: FastifyRequest): Promise<{ realm: Real
   const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
   const credentials = parseBasicAuth(req.headers.authorization);
   const query = req.query as Record<string, string | undefined>;
-  if (credentials) return authenticateApiKey(svc.db, credentials, subdomain);
+  if (credentials) return authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
   if (query.api_key) {
     const user = await svc.db.selectFrom('users').selectAll().where('api_key', '=', query.api_key).executeTakeFirst();
     if (!user) throw unauthorized('Invalid API key');
@@ -37,8 +37,7 @@ async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: Fasti
     const target = realm ? (byId ? await getUser(svc.db, realm.id, Number(key)) : await getUserByEmail(svc.db, realm.id, key)) : undefined;
     let url: string;
     if (target && realm && canAccess(await accessibleUsers(svc.db, realm, viewer), target.id)) {
-      url = avatarUrl(target);
-      if (medium) url = target.avatar_source === 'U' ? url.replace('.png?', '-medium.png?') : `${url}&s=500`;
+      url = medium ? mediumAvatarUrl(target) : avatarUrl(target);
     } else if (!byId) {
       url = `https://secure.gravatar.com/avatar/${createHash('md5').update(key.toLowerCase()).digest('hex')}?d=identicon`;
     } else {

@@ -55,6 +55,12 @@ export function avatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' 
   return `${AVATAR_PROVIDER}${hash}?d=identicon&version=${user.avatar_version}`;
 }
 
+/** The 500-pixel variant, for settings pages. */
+export function mediumAvatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' | 'avatar_source' | 'avatar_version'>): string {
+  const url = avatarUrl(user);
+  return user.avatar_source === 'U' ? url.replace('.png?', '-medium.png?') : `${url}&s=500`;
+}
+
 /**
  * Null when the client computes provider avatars itself (`client_svcavatar`):
  * only possible when it can see the real email the provider hashes.

@@ -79,6 +79,8 @@ export class Client {
 
 export interface TestServer extends RunningServer {
   config: Config;
+  /** Stops gracefully (queues saved) and starts again on the same database and data directory. */
+  restart(): Promise<TestServer>;
   owner: Client;
   anonymous: Client;
   /** Creates an account with the given role (directly, through the same action the API uses). */
@@ -112,6 +114,10 @@ async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promi
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const backend = process.env.CONFAB_TEST_DB ?? 'pglite';
   const pgdb = backend === 'postgres' ? await freshPostgresDatabase() : undefined;
+  return startOn(overrides, pgdb);
+}
+
+async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: () => Promise<void> } | undefined): Promise<TestServer> {
   const base = loadConfig({}, {});
   const config: Config = {
     ...base,
@@ -131,6 +137,10 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   server.close = async () => {
     await close();
     await pgdb?.drop();
+  };
+  server.restart = async () => {
+    await close();
+    return startOn(overrides, pgdb);
   };
   server.clientFor = async (userId: number) => {
     const u = await running.svc.db.selectFrom('users').select(['id', 'delivery_email', 'api_key']).where('id', '=', userId).executeTakeFirstOrThrow();

@@ -1,0 +1,18 @@
+// `npm run bench [-- name ...]`: runs every benchmark (or those named) in turn;
+// each prints its figures and keeps them under bench/results/.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+
+const dir = new URL('.', import.meta.url).pathname;
+const wanted = process.argv.slice(2);
+const benches = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
+  .sort();
+let failed = false;
+for (const file of benches) {
+  console.log(`\n=== ${file} ===`);
+  const r = spawnSync(process.execPath, [dir + file], { stdio: 'inherit' });
+  failed ||= r.status !== 0;
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,52 @@
+// Authenticated users by API key, kept for a few seconds so that the API's most
+// frequent requests (the event long-poll above all) skip a database read.
+// Changes made in this process reach it through the event bus: every change to
+// a user emits a `realm_user` event, every change to an organization a `realm`
+// event, and those drop the affected entries at once. The TTL bounds what
+// another process (the manage command) may leave stale.
+
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { Notice } from '../events/types.ts';
+
+interface Entry {
+  user: User;
+  realm: Realm;
+  expires: number;
+}
+
+export class CredentialCache {
+  readonly #byKey = new Map<string, Entry>();
+  readonly #ttlMs: number;
+
+  constructor(ttlMs: number) {
+    this.#ttlMs = ttlMs;
+  }
+
+  get(apiKey: string): { user: User; realm: Realm } | undefined {
+    const entry = this.#byKey.get(apiKey);
+    if (!entry) return undefined;
+    if (entry.expires < Date.now()) {
+      this.#byKey.delete(apiKey);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(apiKey: string, user: User, realm: Realm): void {
+    if (this.#ttlMs <= 0) return;
+    if (this.#byKey.size > 100_000) this.#byKey.clear();
+    this.#byKey.set(apiKey, { user, realm, expires: Date.now() + this.#ttlMs });
+  }
+
+  /** Drops what a published change may have made stale. */
+  observe(notice: Notice): void {
+    const { event } = notice;
+    if (event.type === 'realm_user') {
+      const userId = (event.person as { user_id?: number } | undefined)?.user_id;
+      for (const [key, entry] of this.#byKey) if (entry.user.id === userId) this.#byKey.delete(key);
+    } else if (event.type === 'realm') {
+      for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
+    }
+  }
+}

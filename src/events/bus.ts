@@ -1,0 +1,38 @@
+// Delivers notices to this process's queues, each in the shape its client wants.
+// Scale-out puts a broker (Redis or NATS) in front of `deliver`: every process
+// subscribes and delivers to the queues it holds.
+
+import type { EventPublisher, Notice } from './types.ts';
+import type { QueueRegistry } from './queues.ts';
+import type { EventQueue } from './queue.ts';
+import { shapeFor } from './shape.ts';
+
+export class LocalEventBus implements EventPublisher {
+  readonly #queues: QueueRegistry;
+  readonly #observers: ((notice: Notice) => void)[] = [];
+
+  constructor(queues: QueueRegistry) {
+    this.#queues = queues;
+  }
+
+  /** Server-side listeners (caches) that must hear of every change. */
+  observe(observer: (notice: Notice) => void): void {
+    this.#observers.push(observer);
+  }
+
+  publish(notices: readonly Notice[]): void {
+    for (const notice of notices) this.deliver(notice);
+  }
+
+  deliver(notice: Notice): void {
+    for (const observer of this.#observers) observer(notice);
+    const reached = new Set<EventQueue>();
+    const push = (queue: EventQueue) => {
+      if (queue.options.realmId !== notice.realmId || reached.has(queue)) return;
+      reached.add(queue);
+      for (const event of shapeFor(queue, notice)) queue.push(event);
+    };
+    for (const userId of notice.users) for (const queue of this.#queues.forUser(userId)) push(queue);
+    if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) push(queue);
+  }
+}

@@ -1,0 +1,125 @@
+// All live event queues of this process, indexed by id, by user and, for the
+// queues that also follow public channels, by organization. Collects idle
+// queues, and writes them to disk at shutdown so clients keep their queue_id
+// across a deploy.
+
+import { readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventQueue, badQueueId, type QueueOptions, type SavedQueue } from './queue.ts';
+
+export class QueueRegistry {
+  readonly #byId = new Map<string, EventQueue>();
+  readonly #byUser = new Map<number, Set<EventQueue>>();
+  /** Queues that receive every public channel message of their organization. */
+  readonly #publicListeners = new Map<number, Set<EventQueue>>();
+  #gcTimer: NodeJS.Timeout | undefined;
+  /** Set at shutdown: polls answer at once instead of parking. */
+  stopping = false;
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  create(options: QueueOptions, saved?: SavedQueue): EventQueue {
+    const queue = new EventQueue(options, saved);
+    this.#byId.set(queue.id, queue);
+    addTo(this.#byUser, options.userId, queue);
+    if (listensToPublicChannels(options)) addTo(this.#publicListeners, options.realmId, queue);
+    return queue;
+  }
+
+  /** The caller's queue; anyone else's, or a collected one, is a bad queue id. */
+  get(queueId: string, userId: number): EventQueue {
+    const queue = this.#byId.get(queueId);
+    if (!queue || queue.options.userId !== userId) throw badQueueId(queueId);
+    return queue;
+  }
+
+  delete(queue: EventQueue): void {
+    queue.cancelWait();
+    this.#byId.delete(queue.id);
+    removeFrom(this.#byUser, queue.options.userId, queue);
+    removeFrom(this.#publicListeners, queue.options.realmId, queue);
+  }
+
+  forUser(userId: number): Iterable<EventQueue> {
+    return this.#byUser.get(userId) ?? [];
+  }
+
+  publicListeners(realmId: number): Iterable<EventQueue> {
+    return this.#publicListeners.get(realmId) ?? [];
+  }
+
+  all(): Iterable<EventQueue> {
+    return this.#byId.values();
+  }
+
+  /** Removes queues that have had no connection for their lifespan. */
+  collect(now = Date.now()): number {
+    let removed = 0;
+    for (const queue of [...this.#byId.values()]) {
+      if (!queue.waiting && now - queue.lastConnection >= queue.options.lifespanMs) {
+        this.delete(queue);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  startCollector(intervalMs: number): void {
+    this.#gcTimer = setInterval(() => this.collect(), intervalMs);
+    this.#gcTimer.unref();
+  }
+
+  stop(): void {
+    this.stopping = true;
+    clearInterval(this.#gcTimer);
+    for (const queue of this.#byId.values()) queue.release();
+  }
+
+  /** Writes every queue to `dir` (atomically) for the next start. */
+  save(dir: string): number {
+    const queues = [...this.#byId.values()].map((q) => q.save());
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, QUEUE_FILE);
+    writeFileSync(`${path}.tmp`, JSON.stringify({ savedAt: Date.now(), queues }));
+    renameSync(`${path}.tmp`, path);
+    return queues.length;
+  }
+
+  /**
+   * Loads what the previous process saved. Each restored queue gets a fresh
+   * lifespan from now, so its client has time to come back.
+   */
+  load(dir: string): EventQueue[] {
+    const path = join(dir, QUEUE_FILE);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return [];
+    }
+    rmSync(path, { force: true });
+    const { queues } = JSON.parse(text) as { queues: SavedQueue[] };
+    return queues.map((saved) => this.create(saved.options, saved));
+  }
+}
+
+const QUEUE_FILE = 'event-queues.json';
+
+function listensToPublicChannels(o: QueueOptions): boolean {
+  return o.allPublicStreams || o.narrow.length > 0;
+}
+
+function addTo<K>(index: Map<K, Set<EventQueue>>, key: K, queue: EventQueue): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(queue);
+}
+
+function removeFrom<K>(index: Map<K, Set<EventQueue>>, key: K, queue: EventQueue): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(queue);
+  if (set.size === 0) index.delete(key);
+}

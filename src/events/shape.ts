@@ -1,0 +1,164 @@
+// The one place that knows how each client wants its events: which it receives
+// (`event_types`, `narrow`) and in what form (`apply_markdown`,
+// `client_svcavatar` and the client capabilities, spec "Events" 5 and digest
+// 3.2). Domains emit one event and never look at capabilities.
+
+import type { EventQueue } from './queue.ts';
+import type { Notice, ServerEvent } from './types.ts';
+import { narrowMatches } from './narrow.ts';
+
+export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
+
+/** The events a queue receives for a notice: none, one, or (legacy forms) several. */
+export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
+  const { event } = notice;
+  const o = queue.options;
+  const caps = o.capabilities;
+  const userId = o.userId;
+  const hidden = notice.hidden ?? {};
+  // Most events reach many queues: skip the work for those that do not want them.
+  if (event.type !== 'user_settings' && !accepts(queue, event.type)) return [];
+
+  let out: ServerEvent[] = [{ ...event, ...notice.perUser?.[userId] }];
+
+  switch (event.type) {
+    case 'message': {
+      const message = { ...(event.message as Record<string, unknown>) };
+      if (!o.applyMarkdown && typeof hidden.raw_content === 'string') {
+        message.content = hidden.raw_content;
+        message.content_type = 'text/x-markdown';
+      }
+      const flags = (notice.perUser?.[userId]?.flags as string[] | undefined) ?? [];
+      if (!narrowMatches(o.narrow, message, flags)) return [];
+      const shaped: ServerEvent = { type: 'message', message, flags };
+      if (notice.localEcho && notice.localEcho.queueId === queue.id) shaped.local_message_id = notice.localEcho.localId;
+      nullAvatarIfComputable(o.clientSvcavatar, userId, hidden, message);
+      out = [shaped];
+      break;
+    }
+    case 'realm_user': {
+      const person = event.person as Record<string, unknown> | undefined;
+      if (person && 'avatar_url' in person) {
+        const copy = { ...person };
+        nullAvatarIfComputable(o.clientSvcavatar, userId, hidden, copy);
+        out = [{ ...out[0], person: copy }];
+      }
+      break;
+    }
+    case 'delete_message': {
+      if (!caps.bulk_message_deletion) {
+        const { message_ids, ...rest } = out[0];
+        out = (message_ids as number[]).map((message_id) => ({ ...rest, message_id }));
+      }
+      break;
+    }
+    case 'typing':
+      if (event.message_type === 'stream' && !caps.stream_typing_notifications) return [];
+      break;
+    case 'realm_linkifiers':
+      if (!caps.linkifier_url_template) return [];
+      break;
+    case 'user_group': {
+      if (caps.include_deactivated_groups) break;
+      const data = event.data as Record<string, unknown> | undefined;
+      if (event.op === 'update' && data?.deactivated === true) out = [{ type: 'user_group', op: 'remove', group_id: event.group_id }];
+      else if (event.op === 'update' && data?.deactivated === false) out = [{ type: 'user_group', op: 'add', group: hidden.group }];
+      else if (hidden.group_deactivated === true) return [];
+      break;
+    }
+    case 'stream': {
+      if (caps.archived_channels) break;
+      if (event.op === 'update' && event.property === 'is_archived') {
+        out =
+          event.value === true
+            ? [{ type: 'stream', op: 'delete', streams: hidden.streams, stream_ids: [event.stream_id] }]
+            : [{ type: 'stream', op: 'create', streams: hidden.streams }];
+      } else if (hidden.channel_archived === true) {
+        return [];
+      }
+      break;
+    }
+    case 'subscription': {
+      if (event.op === 'add' && !caps.notification_settings_null && hidden.notification_defaults) {
+        const defaults = hidden.notification_defaults as Record<string, boolean>;
+        const subs = (event.subscriptions as Record<string, unknown>[]).map((s) => {
+          const copy = { ...s };
+          for (const [k, v] of Object.entries(defaults)) if (copy[k] === null) copy[k] = v;
+          return copy;
+        });
+        out = [{ ...out[0], subscriptions: subs }];
+      }
+      break;
+    }
+    case 'presence': {
+      if (caps.simplified_presence_events) {
+        out = [{ type: 'presence', presences: hidden.presences }];
+      } else if (o.slimPresence) {
+        const { email: _email, ...rest } = out[0];
+        out = [rest];
+      }
+      break;
+    }
+    case 'user_settings': {
+      // Clients from before the settings object also get the legacy event.
+      if (!caps.user_settings_object && hidden.legacy) out.push(hidden.legacy as ServerEvent);
+      break;
+    }
+  }
+
+  out = out.filter((e) => accepts(queue, e.type));
+  return caps.empty_topic_name ? out : out.map(showEmptyTopic);
+}
+
+function accepts(queue: EventQueue, type: string): boolean {
+  const types = queue.eventTypes;
+  if (types === null) return true;
+  // A client that follows user_topic does not also want the legacy list.
+  if (type === 'muted_topics' && types.has('user_topic')) return false;
+  return types.has(type);
+}
+
+/** With client_svcavatar the client derives provider avatars itself, where it can see the email. */
+function nullAvatarIfComputable(clientSvcavatar: boolean, userId: number, hidden: Record<string, unknown>, target: Record<string, unknown>) {
+  const nullable = hidden.avatar_nullable_for as 'all' | number[] | undefined;
+  if (!clientSvcavatar || nullable === undefined) return;
+  if (nullable === 'all' || nullable.includes(userId)) target.avatar_url = null;
+}
+
+const display = (topic: unknown) => (topic === '' ? EMPTY_TOPIC_DISPLAY_NAME : topic);
+
+/** Without `empty_topic_name`, the empty topic reads as "general chat" (spec convention 6). */
+export function showEmptyTopic(event: ServerEvent): ServerEvent {
+  switch (event.type) {
+    case 'message': {
+      const message = event.message as Record<string, unknown>;
+      return message.type === 'stream' && message.subject === '' ? { ...event, message: { ...message, subject: display('') } } : event;
+    }
+    case 'update_message': {
+      const copy = { ...event };
+      if ('orig_subject' in copy) copy.orig_subject = display(copy.orig_subject);
+      if ('subject' in copy) copy.subject = display(copy.subject);
+      if ('topic' in copy) copy.topic = display(copy.topic);
+      return copy;
+    }
+    case 'delete_message':
+    case 'typing':
+      return 'topic' in event ? { ...event, topic: display(event.topic) } : event;
+    case 'user_topic':
+      return { ...event, topic_name: display(event.topic_name) };
+    case 'typing_edit_message': {
+      const recipient = event.recipient as Record<string, unknown> | undefined;
+      return recipient && 'topic' in recipient ? { ...event, recipient: { ...recipient, topic: display(recipient.topic) } } : event;
+    }
+    case 'update_message_flags': {
+      const details = event.message_details as Record<string, Record<string, unknown>> | undefined;
+      if (!details) return event;
+      const shown = Object.fromEntries(
+        Object.entries(details).map(([id, d]) => [id, 'topic' in d ? { ...d, topic: display(d.topic) } : d]),
+      );
+      return { ...event, message_details: shown };
+    }
+    default:
+      return event;
+  }
+}

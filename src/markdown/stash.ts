@@ -1,0 +1,44 @@
+// Raw HTML that the parser must not touch (rendered code blocks, math, spoiler
+// frames) is stored here and represented in the text by a placeholder; the
+// placeholders are swapped back in after serialization.
+
+import { STX, ETX } from './util.ts';
+import { isBlockLevel } from './tree.ts';
+
+const PLACEHOLDER_RE = new RegExp(`<p>${STX}wzxhzdk:(\\d+)${ETX}</p>|${STX}wzxhzdk:(\\d+)${ETX}`, 'g');
+
+export class HtmlStash {
+  blocks: string[] = [];
+
+  store(html: string): string {
+    this.blocks.push(html);
+    return placeholder(this.blocks.length - 1);
+  }
+
+  /** Substitutes stashed HTML back, repeatedly, as stashed HTML may hold placeholders itself. */
+  restore(text: string): string {
+    if (!this.blocks.length) return text;
+    for (let depth = 0; depth < 50; depth++) {
+      const next = text.replace(PLACEHOLDER_RE, (whole, inP: string | undefined, bare: string | undefined) => {
+        const html = this.blocks[Number(inP ?? bare)];
+        if (html === undefined) return whole;
+        if (inP !== undefined) return isBlockLevelHtml(html) ? html : `<p>${html}</p>`;
+        return html;
+      });
+      if (next === text) return text;
+      text = next;
+    }
+    return text;
+  }
+}
+
+export function placeholder(i: number): string {
+  return `${STX}wzxhzdk:${i}${ETX}`;
+}
+
+function isBlockLevelHtml(html: string): boolean {
+  const m = /^<\/?([^ >]+)/.exec(html);
+  if (!m) return false;
+  if ('!?@%'.includes(m[1]![0]!)) return true;
+  return isBlockLevel(m[1]!);
+}

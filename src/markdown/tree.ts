@@ -1,0 +1,146 @@
+// A minimal element tree with the text/tail model of Python's ElementTree,
+// which the block and inline processors are written against, plus the HTML
+// serializer and "prettify" pass whose whitespace the reference output shows.
+
+import { escapeAttr, escapeCdata } from './util.ts';
+
+/** Text that later inline patterns must leave alone (Python-Markdown's AtomicString). */
+export class Atomic {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+
+export type Text = string | Atomic;
+
+export function str(t: Text | null | undefined): string {
+  return t == null ? '' : typeof t === 'string' ? t : t.value;
+}
+
+export class El {
+  tag: string;
+  attrs = new Map<string, string>();
+  text: Text | null = null;
+  tail: Text | null = null;
+  children: El[] = [];
+
+  constructor(tag: string, attrs?: Record<string, string>) {
+    this.tag = tag;
+    if (attrs) for (const [k, v] of Object.entries(attrs)) this.attrs.set(k, v);
+  }
+
+  append(child: El): El {
+    this.children.push(child);
+    return child;
+  }
+
+  sub(tag: string, attrs?: Record<string, string>): El {
+    return this.append(new El(tag, attrs));
+  }
+
+  insert(index: number, child: El): void {
+    this.children.splice(index, 0, child);
+  }
+
+  remove(child: El): void {
+    const i = this.children.indexOf(child);
+    if (i >= 0) this.children.splice(i, 1);
+  }
+
+  get last(): El | null {
+    return this.children.length ? this.children[this.children.length - 1]! : null;
+  }
+
+  get(name: string): string | undefined {
+    return this.attrs.get(name);
+  }
+
+  set(name: string, value: string): void {
+    this.attrs.set(name, value);
+  }
+
+  /** Depth-first iteration over this element and its descendants. */
+  *iter(tag?: string): Generator<El> {
+    if (!tag || this.tag === tag) yield this;
+    for (const c of this.children) yield* c.iter(tag);
+  }
+
+  /** Concatenated text content (ElementTree's itertext). */
+  textContent(): string {
+    let s = str(this.text);
+    for (const c of this.children) s += c.textContent() + str(c.tail);
+    return s;
+  }
+}
+
+const BLOCK_LEVEL = new Set([
+  'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'main', 'menu', 'nav', 'ol',
+  'p', 'pre', 'section', 'table', 'ul', 'canvas', 'colgroup', 'dd', 'body', 'dt', 'group', 'html', 'iframe',
+  'li', 'legend', 'math', 'map', 'noscript', 'output', 'object', 'option', 'progress', 'script', 'style',
+  'summary', 'tbody', 'td', 'textarea', 'tfoot', 'th', 'thead', 'tr', 'video',
+]);
+
+export function isBlockLevel(tag: string): boolean {
+  return BLOCK_LEVEL.has(tag.toLowerCase());
+}
+
+const EMPTY = new Set(['area', 'base', 'basefont', 'br', 'col', 'frame', 'hr', 'img', 'input', 'isindex', 'link', 'meta', 'param']);
+
+function serializeInto(out: string[], el: El): void {
+  out.push('<', el.tag);
+  const keys = [...el.attrs.keys()].sort();
+  for (const k of keys) {
+    const v = escapeAttr(el.attrs.get(k)!);
+    out.push(k === v ? ` ${v}` : ` ${k}="${v}"`);
+  }
+  out.push('>');
+  if (el.text) out.push(escapeCdata(str(el.text)));
+  for (const c of el.children) serializeInto(out, c);
+  if (!EMPTY.has(el.tag)) out.push('</', el.tag, '>');
+  if (el.tail) out.push(escapeCdata(str(el.tail)));
+}
+
+export function serialize(el: El): string {
+  const out: string[] = [];
+  serializeInto(out, el);
+  return out.join('');
+}
+
+/** Serializes only the children (and text) of a container element. */
+export function serializeChildren(el: El): string {
+  const out: string[] = [];
+  if (el.text) out.push(escapeCdata(str(el.text)));
+  for (const c of el.children) serializeInto(out, c);
+  return out.join('');
+}
+
+function blank(t: Text | null): boolean {
+  return !t || str(t).trim() === '';
+}
+
+function prettifyEl(el: El): void {
+  if (isBlockLevel(el.tag) && el.tag !== 'code' && el.tag !== 'pre') {
+    if (blank(el.text) && el.children.length && isBlockLevel(el.children[0]!.tag)) el.text = '\n';
+    for (const c of el.children) if (isBlockLevel(c.tag)) prettifyEl(c);
+  }
+  if (blank(el.tail)) el.tail = '\n';
+}
+
+/** Python-Markdown's PrettifyTreeprocessor: newlines between blocks and after <br>. */
+export function prettify(root: El): void {
+  prettifyEl(root);
+  for (const br of root.iter('br')) {
+    br.tail = blank(br.tail) ? '\n' : '\n' + str(br.tail);
+  }
+  for (const pre of root.iter('pre')) {
+    const code = pre.children[0];
+    if (code && code.tag === 'code' && !code.children.length && code.text != null) {
+      code.text = new Atomic(str(code.text).trimEnd() + '\n');
+    }
+  }
+}

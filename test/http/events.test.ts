@@ -1,0 +1,269 @@
+// Event queues through HTTP: register, long-polling, heartbeats, collection,
+// restarts (spec "Events", endpoint 21; digest 1.21, 1.23, 3, 4).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { ROLE } from '../../src/users/roles.ts';
+import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../../src/version.ts';
+import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
+
+const fastTimers = { heartbeatMs: 300, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
+let server: TestServer;
+let member: Client;
+before(async () => {
+  server = await startTestServer({ events: fastTimers });
+  member = await server.createUser({ role: ROLE.MEMBER, fullName: 'Mem Ber' });
+});
+after(() => server.close());
+
+async function register(c: Client, params: Record<string, unknown> = {}) {
+  const res = await c.post('/register', params);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+test('register answers with a queue, -1, the version and the state', async () => {
+  const state = await register(member);
+  assert.equal(typeof state.queue_id, 'string');
+  assert.equal(state.last_event_id, -1);
+  assert.equal(state.svc_feature_level, SVC_FEATURE_LEVEL);
+  assert.equal(state.svc_version, SVC_VERSION);
+  assert.equal(state.max_message_length, 10000);
+  assert.equal(state.max_topic_length, 60);
+  assert.equal(state.max_stream_name_length, 60);
+  assert.equal(state.max_stream_description_length, 1024);
+  assert.equal(state.max_channel_folder_name_length, 60);
+  assert.equal(state.max_channel_folder_description_length, 1024);
+  assert.equal(state.realm_empty_topic_display_name, 'general chat');
+  assert.equal(state.realm_name, 'Test Organization');
+  assert.equal(state.user_id, member.id);
+  assert.equal(state.full_name, 'Mem Ber');
+  assert.equal(state.is_admin, false);
+  assert.equal(state.is_guest, false);
+  assert.equal(state.can_create_public_streams, true);
+  assert.equal(state.can_create_web_public_streams, false);
+  const groups = await systemGroupIds(server.svc.db, 1);
+  assert.equal(state.realm_can_create_public_channel_group, groups['role:members']);
+  assert.equal(state.realm_can_delete_any_message_group, groups['role:administrators']);
+  assert.equal(state.server_supported_permission_settings.realm.can_create_web_public_channel_group.require_system_group, true);
+  assert.equal('zulip_feature_level' in state, false);
+});
+
+test('fetch_event_types chooses the sections; event_types is the fallback', async () => {
+  const realmOnly = await register(member, { fetch_event_types: ['realm'] });
+  assert.equal(realmOnly.realm_name, 'Test Organization');
+  assert.equal('realm_users' in realmOnly, false);
+  assert.equal('user_id' in realmOnly, false);
+  const usersOnly = await register(member, { event_types: ['realm_user'] });
+  assert.ok(Array.isArray(usersOnly.realm_users));
+  assert.equal('realm_name' in usersOnly, false);
+  const none = await register(member, { fetch_event_types: ['no_such_type'] });
+  assert.deepEqual(Object.keys(none).sort(), ['last_event_id', 'msg', 'queue_id', 'result', 'svc_feature_level', 'svc_version']);
+});
+
+test('realm_users: active users without is_active, others in realm_non_active_users, avatars by client_svcavatar', async () => {
+  const gone = await server.createUser({ fullName: 'Gone Away' });
+  await server.owner.delete(`/users/${gone.id}`);
+  const state = await register(member, { fetch_event_types: ['realm_user'] });
+  const ids = state.realm_users.map((u: any) => u.user_id);
+  assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+  assert.ok(ids.includes(server.owner.id) && ids.includes(member.id) && !ids.includes(gone.id));
+  assert.ok(state.realm_non_active_users.some((u: any) => u.user_id === gone.id));
+  for (const u of state.realm_users) {
+    assert.equal('is_active' in u, false);
+    assert.equal(u.avatar_url, null, 'client_svcavatar defaults to true');
+    assert.deepEqual(u.profile_data, {});
+  }
+  assert.deepEqual(state.cross_realm_bots, []);
+  const withUrls = await register(member, { fetch_event_types: ['realm_user'], client_svcavatar: false });
+  for (const u of withUrls.realm_users) assert.match(u.avatar_url, /^https:\/\//);
+});
+
+test('a client registers, another user acts, the event arrives, is acknowledged and never seen again', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const created = await server.owner.post('/users', { email: 'arrival@example.com', password: 'secret123', full_name: 'New Arrival' });
+  const res = await member.get('/events', { queue_id: state.queue_id, last_event_id: state.last_event_id });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.events.length, 1);
+  const [event] = res.body.events;
+  assert.equal(event.type, 'realm_user');
+  assert.equal(event.op, 'add');
+  assert.equal(event.person.user_id, created.body.user_id);
+  assert.equal(event.person.full_name, 'New Arrival');
+  assert.equal(event.person.avatar_url, null, 'shaped by the queue\'s client_svcavatar');
+  assert.equal(typeof event.id, 'number');
+  const again = await member.get('/events', { queue_id: state.queue_id, last_event_id: event.id, dont_block: true });
+  assert.deepEqual(again.body.events, []);
+});
+
+test('the long-poll is held until an event arrives', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const poll = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+  let done = false;
+  void poll.then(() => (done = true));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(done, false, 'still parked');
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Renamed Member' });
+  const res = await poll;
+  assert.deepEqual(res.body.events.map((e: any) => [e.type, e.op, e.person.full_name]), [['realm_user', 'update', 'Renamed Member']]);
+});
+
+test('an idle poll ends with a heartbeat, a real event with an id', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const started = Date.now();
+  const res = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+  assert.ok(Date.now() - started >= 250);
+  assert.deepEqual(res.body.events, [{ type: 'heartbeat', id: 0 }]);
+  const next = await member.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
+  assert.deepEqual(next.body.events, []);
+});
+
+test('a new poll on a queue completes the one already parked', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const first = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 50));
+  const second = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+  const firstRes = await first;
+  assert.equal(firstRes.status, 200);
+  assert.deepEqual(firstRes.body.events, []);
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Second Poll' });
+  assert.equal((await second).body.events[0].person.full_name, 'Second Poll');
+});
+
+test('bad queue ids: unknown, another user\'s, deleted', async () => {
+  const unknown = await member.get('/events', { queue_id: 'nope', last_event_id: -1 });
+  assert.equal(unknown.status, 400);
+  assert.deepEqual(unknown.body, { result: 'error', msg: 'Bad event queue ID: nope', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'nope' });
+  const theirs = await register(server.owner, { event_types: ['realm_user'] });
+  const stolen = await member.get('/events', { queue_id: theirs.queue_id, last_event_id: -1, dont_block: true });
+  assert.equal(stolen.body.code, 'BAD_EVENT_QUEUE_ID');
+  assert.equal((await member.delete('/events', { queue_id: theirs.queue_id })).body.code, 'BAD_EVENT_QUEUE_ID');
+
+  const mine = await register(member, { event_types: ['realm_user'] });
+  assert.deepEqual((await member.delete('/events', { queue_id: mine.queue_id })).body, { result: 'success', msg: '' });
+  const deleted = await member.get('/events', { queue_id: mine.queue_id, last_event_id: -1, dont_block: true });
+  assert.equal(deleted.body.code, 'BAD_EVENT_QUEUE_ID');
+  assert.equal(deleted.body.queue_id, mine.queue_id);
+});
+
+test('GET /events parameter errors', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  assert.equal((await member.get('/events', { last_event_id: -1 })).body.var_name, 'queue_id');
+  assert.equal((await member.get('/events', { queue_id: state.queue_id })).body.var_name, 'last_event_id');
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Event Zero' });
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Event One' });
+  await member.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
+  const pruned = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true });
+  assert.equal(pruned.body.msg, 'An event newer than -1 has already been pruned!');
+  const future = await member.get('/events', { queue_id: state.queue_id, last_event_id: 5, dont_block: true });
+  assert.equal(future.body.msg, 'Event 5 was not in this queue');
+});
+
+test('register parameter rules', async () => {
+  const guest = await server.createUser({ role: ROLE.GUEST });
+  const all = await guest.post('/register', { all_public_streams: true });
+  assert.equal(all.status, 400);
+  assert.equal(all.body.msg, 'User not authorized for this query');
+  assert.equal((await member.post('/register', { narrow: [['search', 'x']] })).body.msg, 'Operator search not supported.');
+  assert.equal((await member.post('/register', { narrow: [['is', 'followed']] })).body.msg, 'Operand followed not supported.');
+  assert.equal((await member.post('/register', { narrow: [['stream']] })).status, 400);
+  const caps = await member.post('/register', { client_capabilities: { bulk_message_deletion: true } });
+  assert.equal(caps.status, 400);
+  assert.equal(caps.body.msg, 'client_capabilities["notification_settings_null"] field is missing');
+  const badCap = await member.post('/register', { client_capabilities: { notification_settings_null: 'yes' } });
+  assert.equal(badCap.body.msg, 'client_capabilities["notification_settings_null"] is not a boolean');
+  const unknownCap = await member.post('/register', { client_capabilities: { notification_settings_null: false, future_thing: true } });
+  assert.equal(unknownCap.status, 200);
+  assert.equal((await member.post('/register', { include_subscribers: 'maybe' })).body.msg, 'Invalid include_subscribers');
+  assert.equal((await member.post('/register', { include_subscribers: 'partial' })).status, 200);
+  assert.equal((await member.post('/register', { event_types: 'realm_user' })).body.msg, 'event_types is not valid JSON');
+});
+
+test('unauthenticated register: only where spectators are allowed, without a queue', async () => {
+  assert.equal((await server.anonymous.post('/register')).status, 401);
+  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: true }) }).where('id', '=', 1).execute();
+  try {
+    const res = await server.anonymous.post('/register');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.queue_id, null);
+    assert.equal(res.body.last_event_id, -1);
+    assert.equal(res.body.realm_name, 'Test Organization');
+    assert.deepEqual(res.body.realm_users, []);
+    const svcavatar = await server.anonymous.post('/register', { client_svcavatar: true });
+    assert.equal(svcavatar.status, 400);
+    assert.equal(svcavatar.body.msg, "Invalid 'client_svcavatar' parameter for anonymous request");
+    const subscribers = await server.anonymous.post('/register', { include_subscribers: true });
+    assert.equal(subscribers.body.msg, "Invalid 'include_subscribers' parameter for anonymous request");
+  } finally {
+    await server.svc.db.updateTable('realms').set({ settings: '{}' }).where('id', '=', 1).execute();
+  }
+});
+
+test('users a guest may not see: omitted with user_list_incomplete, else "Unknown user"', async () => {
+  const groups = await systemGroupIds(server.svc.db, 1);
+  const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ group_settings: JSON.stringify({ ...realm.group_settings, can_access_all_users_group: groups['role:members'] }) })
+    .where('id', '=', 1)
+    .execute();
+  try {
+    const guest = await server.createUser({ role: ROLE.GUEST, fullName: 'Lim Ited' });
+    const incomplete = await register(guest, {
+      fetch_event_types: ['realm_user'],
+      client_capabilities: { notification_settings_null: true, user_list_incomplete: true },
+    });
+    assert.deepEqual(incomplete.realm_users.map((u: any) => u.user_id), [guest.id]);
+    const legacy = await register(guest, { fetch_event_types: ['realm_user'] });
+    const unknown = legacy.realm_users.find((u: any) => u.user_id === member.id);
+    assert.equal(unknown.full_name, 'Unknown user');
+    assert.equal(legacy.realm_users.find((u: any) => u.user_id === guest.id).full_name, 'Lim Ited');
+    assert.equal((await guest.get(`/users/${member.id}`)).body.msg, 'No such user');
+  } finally {
+    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+  }
+});
+
+test('an idle queue is collected; a parked one is not', async () => {
+  const short = await startTestServer({ events: { heartbeatMs: 2_000, heartbeatJitterMs: 0, queueTimeoutMs: 150, gcIntervalMs: 30 } });
+  try {
+    const idle = await short.owner.post('/register', { event_types: ['realm_user'] });
+    const busy = await short.owner.post('/register', { event_types: ['realm_user'] });
+    const parked = short.owner.get('/events', { queue_id: busy.body.queue_id, last_event_id: -1 });
+    await new Promise((r) => setTimeout(r, 400));
+    const gone = await short.owner.get('/events', { queue_id: idle.body.queue_id, last_event_id: -1, dont_block: true });
+    assert.equal(gone.status, 400);
+    assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID');
+    await short.createUser();
+    const res = await parked;
+    assert.equal(res.body.events[0].op, 'add', 'the parked queue lived and got its event');
+  } finally {
+    await short.close();
+  }
+});
+
+test('queues survive a graceful restart', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'confab-queues-'));
+  let first = await startTestServer({ dataDir, events: fastTimers });
+  try {
+    const state = await first.owner.post('/register', { event_types: ['realm_user', 'restart'] });
+    await first.createUser({ fullName: 'Before Restart', email: 'before@example.com' });
+    const second = await first.restart();
+    first = second;
+    const owner = await second.clientFor(second.owner.id);
+    const res = await owner.get('/events', { queue_id: state.body.queue_id, last_event_id: -1, dont_block: true });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.events.map((e: any) => e.type), ['realm_user', 'restart']);
+    assert.equal(res.body.events[0].person.full_name, 'Before Restart');
+    assert.equal(res.body.events[1].svc_feature_level, SVC_FEATURE_LEVEL);
+    await second.createUser({ fullName: 'After Restart', email: 'after@example.com' });
+    const later = await owner.get('/events', { queue_id: state.body.queue_id, last_event_id: res.body.events[1].id, dont_block: true });
+    assert.equal(later.body.events[0].person.full_name, 'After Restart');
+  } finally {
+    await first.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
