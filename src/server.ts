@@ -14,6 +14,7 @@ import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
+import { RenderPool } from './markdown/index.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -53,6 +54,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       svc.queues.stop();
       await app.close();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
+      await svc.markdown.close();
       await database.close();
       unlock();
     },
@@ -74,6 +76,7 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     queues,
     rateLimiter: memoryRateLimiter(),
     credentials,
+    markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
   };
 }

@@ -7,6 +7,7 @@ import type { RateLimiter } from './auth/rate-limit.ts';
 import type { PasswordHasher } from './auth/passwords.ts';
 import type { QueueRegistry } from './events/queues.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
+import type { RenderPool } from './markdown/index.ts';
 
 export interface Services {
   config: Config;
@@ -18,5 +19,7 @@ export interface Services {
   queues: QueueRegistry;
   rateLimiter: RateLimiter;
   credentials: CredentialCache;
+  /** Worker threads that render Markdown with time and size limits. */
+  markdown: RenderPool;
   passwords: PasswordHasher;
 }

@@ -52,7 +52,8 @@ class StaticMigrations implements MigrationProvider {
 
 /** Brings the schema up to date; runs at every start. */
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+  // Domains add numbered files independently; each is applied once, whatever the order of arrival.
+  const migrator = new Migrator({ db, provider: new StaticMigrations(), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

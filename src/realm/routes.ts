@@ -2,7 +2,7 @@ import type { Router } from '../http/router.ts';
 import { badRequest } from '../http/errors.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
 import { realmIconUrl, realmUrl, settingsOf } from './queries.ts';
-import { renderDescription } from './description.ts';
+import { renderHtml } from '../rendering/index.ts';
 
 export function realmRoutes(r: Router): void {
   // GET /server_settings (digest 1.25): what a client needs before it logs in.
@@ -42,7 +42,7 @@ export function realmRoutes(r: Router): void {
       realm_uri: url,
       realm_name: realm.name,
       realm_icon: realmIconUrl(realm),
-      realm_description: renderDescription(realm.description),
+      realm_description: await renderHtml(svc, realm, realm.description),
       realm_web_public_access_enabled: settings.enable_spectator_access,
       external_authentication_methods: [],
     };

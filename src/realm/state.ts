@@ -4,7 +4,7 @@
 import type { StateSection } from '../events/state.ts';
 import { REALM_SETTING_DEFAULTS } from './settings.ts';
 import { realmHost, realmIconUrl, realmUrl, settingsOf } from './queries.ts';
-import { renderDescription } from './description.ts';
+import { renderHtml } from '../rendering/index.ts';
 import { groupSettingValues, systemGroupIds } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings } from '../user_groups/permission-settings.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
@@ -118,7 +118,7 @@ export const realmSection: StateSection = {
       ...scalar,
       ...groupSettings,
       realm_name: realm.name,
-      realm_description: renderDescription(realm.description),
+      realm_description: await renderHtml(svc, realm, realm.description),
       realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
       realm_url: url,
       realm_uri: url,

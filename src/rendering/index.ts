@@ -1,0 +1,55 @@
+// The server's side of Markdown: resolves what a text refers to (users, groups,
+// channels, topics, linkifiers, custom emoji) against the organization's data,
+// then renders it in the worker pool (markdown/ stays free of database code).
+// Each domain contributes a resolver in resolvers.ts.
+
+import type { Executor } from '../db/schema.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { Services } from '../services.ts';
+import { collectReferences, render, type References, type RenderContext, type RenderResult } from '../markdown/index.ts';
+import { MarkdownRenderError } from '../markdown/index.ts';
+import { realmUrl } from '../realm/queries.ts';
+import { badRequest } from '../http/errors.ts';
+import { RESOLVERS } from './resolvers.ts';
+
+export type ReferenceResolver = (db: Executor, realm: Realm, refs: References) => Promise<Partial<RenderContext>>;
+
+export interface RenderRequest {
+  realm: Realm;
+  content: string;
+  /** The author: their settings (emoticons) shape the result. */
+  author?: User | null;
+  /** Where to read the organization's data (a transaction, inside actions). */
+  db?: Executor;
+  /**
+   * What to do when the text cannot be rendered in time or size: 'error' (a
+   * message is refused with a clear error) or 'plain' (a description shows as text).
+   */
+  onFailure?: 'error' | 'plain';
+}
+
+export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
+  const db = req.db ?? svc.db;
+  const refs = collectReferences(req.content);
+  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(db, req.realm, refs)));
+  const context: RenderContext = Object.assign(
+    {
+      server_url: realmUrl(req.realm, svc.config),
+      translate_emoticons: req.author?.settings.translate_emoticons === true,
+    },
+    ...parts,
+  );
+  try {
+    return await render(req.content, context, { pool: svc.markdown, fallback: req.onFailure === 'plain' });
+  } catch (err) {
+    if (err instanceof MarkdownRenderError && err.reason !== 'closed') throw badRequest('Unable to render message');
+    throw err;
+  }
+}
+
+/** Just the HTML, for descriptions and profile fields (plain text when it cannot render). */
+export async function renderHtml(svc: Services, realm: Realm, content: string, db?: Executor): Promise<string> {
+  if (content === '') return '';
+  return (await renderMarkdown(svc, { realm, content, db, onFailure: 'plain' })).html;
+}
