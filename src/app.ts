@@ -11,6 +11,19 @@ import { realmRoutes } from './realm/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { registerAvatarRoutes } from './users/avatar-route.ts';
 import { eventRoutes } from './events/routes.ts';
+import { userGroupRoutes } from './user_groups/routes.ts';
+import { channelRoutes } from './channels/routes.ts';
+import { channelFolderRoutes } from './channel_folders/routes.ts';
+import { customProfileFieldRoutes } from './custom_profile_fields/routes.ts';
+import { savedSnippetRoutes } from './saved_snippets/routes.ts';
+import { linkifierRoutes } from './linkifiers/routes.ts';
+import { customEmojiRoutes } from './custom_emoji/routes.ts';
+import { registerEmojiImageRoutes } from './custom_emoji/serve.ts';
+import { settingsRoutes } from './users/settings-routes.ts';
+import { presenceRoutes } from './presence/routes.ts';
+import { navigationViewRoutes } from './navigation_views/routes.ts';
+import { draftRoutes } from './drafts/routes.ts';
+import { pushRoutes } from './push/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -19,6 +32,18 @@ export function apiRoutes(): Router {
   realmRoutes(router);
   userRoutes(router);
   eventRoutes(router);
+  userGroupRoutes(router);
+  channelRoutes(router);
+  channelFolderRoutes(router);
+  customProfileFieldRoutes(router);
+  savedSnippetRoutes(router);
+  linkifierRoutes(router);
+  customEmojiRoutes(router);
+  settingsRoutes(router);
+  presenceRoutes(router);
+  navigationViewRoutes(router);
+  draftRoutes(router);
+  pushRoutes(router);
   return router;
 }
 
@@ -35,6 +60,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   await registerBodyParsers(app, 25 * 1024 * 1024);
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
+  registerEmojiImageRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

@@ -6,6 +6,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where PGlite keeps its files, uploads live and queues are saved on shutdown. ':memory:' keeps nothing. */
   dataDir: string;
+  /** Uploaded files (custom emoji); default `<dataDir>/uploads` (a temporary directory with ':memory:'). */
+  uploadsDir: string | undefined;
   host: string;
   port: number;
   /** The public URL of the server (scheme://host[:port]); organizations live at its subdomains. */
@@ -52,6 +54,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const base: Config = {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',
+    uploadsDir: env.UPLOADS_DIR || undefined,
     host,
     port,
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),

@@ -27,7 +27,11 @@ export interface RunningServer {
 export async function createServer(config: Config, log?: Logger): Promise<RunningServer> {
   const logger = log ?? pino({ level: config.logLevel });
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
+  });
   await migrateToLatest(database.db);
   const svc = buildServices(config, database, logger);
   const bootstrap = await bootstrapIfEmpty(svc);

@@ -1,8 +1,8 @@
 // Authenticated users by API key, kept for a few seconds so that the API's most
 // frequent requests (the event long-poll above all) skip a database read.
 // Changes made in this process reach it through the event bus: every change to
-// a user emits a `realm_user` event, every change to an organization a `realm`
-// event, and those drop the affected entries at once. The TTL bounds what
+// a user emits a `realm_user` or `user_settings` event, every change to an
+// organization a `realm` event, and those drop the affected entries at once. The TTL bounds what
 // another process (the manage command) may leave stale.
 
 import type { Realm } from '../realm/tables.ts';
@@ -39,12 +39,18 @@ export class CredentialCache {
     this.#byKey.set(apiKey, { user, realm, expires: Date.now() + this.#ttlMs });
   }
 
+  /** Forgets everything (after a change made outside the actions, e.g. in tests). */
+  clear(): void {
+    this.#byKey.clear();
+  }
+
   /** Drops what a published change may have made stale. */
   observe(notice: Notice): void {
     const { event } = notice;
-    if (event.type === 'realm_user') {
-      const userId = (event.person as { user_id?: number } | undefined)?.user_id;
-      for (const [key, entry] of this.#byKey) if (entry.user.id === userId) this.#byKey.delete(key);
+    if (event.type === 'realm_user' || event.type === 'user_settings') {
+      // A user's own settings travel to that user alone: the audience names them.
+      const userIds = event.type === 'realm_user' ? [(event.person as { user_id?: number } | undefined)?.user_id] : notice.users;
+      for (const [key, entry] of this.#byKey) if (userIds.includes(entry.user.id)) this.#byKey.delete(key);
     } else if (event.type === 'realm') {
       for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
     }

@@ -25,11 +25,16 @@ export interface DatabaseOptions {
   /** PGlite directory; ':memory:' for a database that lives only in this process. */
   dataDir: string;
   poolSize?: number;
+  /** Told of errors on idle pooled connections (logged by the server). */
+  onIdleError?: (err: Error) => void;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabase> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle connection the server drops (a restart, a dropped database) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -3,8 +3,29 @@ import type { Kysely, Transaction } from 'kysely';
 import type { RealmTables } from '../realm/tables.ts';
 import type { UserTables } from '../users/tables.ts';
 import type { UserGroupTables } from '../user_groups/tables.ts';
+import type { ChannelTables } from '../channels/tables.ts';
+import type { CustomProfileFieldTables } from '../custom_profile_fields/tables.ts';
+import type { SavedSnippetTables } from '../saved_snippets/tables.ts';
+import type { LinkifierTables } from '../linkifiers/tables.ts';
+import type { RealmEmojiTables } from '../custom_emoji/tables.ts';
+import type { PresenceTables } from '../presence/tables.ts';
+import type { NavigationViewTables } from '../navigation_views/tables.ts';
+import type { DraftTables } from '../drafts/tables.ts';
+import type { PushTables } from '../push/tables.ts';
 
-export interface Database extends RealmTables, UserTables, UserGroupTables {}
+export interface Database
+  extends RealmTables,
+    UserTables,
+    UserGroupTables,
+    ChannelTables,
+    CustomProfileFieldTables,
+    SavedSnippetTables,
+    LinkifierTables,
+    RealmEmojiTables,
+    PresenceTables,
+    NavigationViewTables,
+    DraftTables,
+    PushTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

@@ -2,5 +2,35 @@
 import type { StateSection } from './state.ts';
 import { realmSection } from '../realm/state.ts';
 import { usersSection } from '../users/state.ts';
+import { userGroupsSection } from '../user_groups/state.ts';
+import { defaultChannelsSection, streamSection, subscriptionSection } from '../channels/state.ts';
+import { channelFoldersSection } from '../channel_folders/state.ts';
+import { customProfileFieldsSection } from '../custom_profile_fields/state.ts';
+import { savedSnippetsSection } from '../saved_snippets/state.ts';
+import { linkifiersSection, realmFiltersSection } from '../linkifiers/state.ts';
+import { realmEmojiSection } from '../custom_emoji/state.ts';
+import { settingsSections } from '../users/settings-state.ts';
+import { presenceSection } from '../presence/state.ts';
+import { navigationViewsSection } from '../navigation_views/state.ts';
+import { draftsSection } from '../drafts/state.ts';
+import { pushDevicesSection } from '../push/state.ts';
 
-export const STATE_SECTIONS: readonly StateSection[] = [realmSection, usersSection];
+export const STATE_SECTIONS: readonly StateSection[] = [
+  realmSection,
+  usersSection,
+  userGroupsSection,
+  subscriptionSection,
+  streamSection,
+  defaultChannelsSection,
+  channelFoldersSection,
+  customProfileFieldsSection,
+  savedSnippetsSection,
+  linkifiersSection,
+  realmFiltersSection,
+  realmEmojiSection,
+  ...settingsSections,
+  presenceSection,
+  navigationViewsSection,
+  draftsSection,
+  pushDevicesSection,
+];

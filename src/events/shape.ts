@@ -3,7 +3,7 @@
 // `client_svcavatar` and the client capabilities, spec "Events" 5 and digest
 // 3.2). Domains emit one event and never look at capabilities.
 
-import type { EventQueue } from './queue.ts';
+import type { Capability, EventQueue } from './queue.ts';
 import type { Notice, ServerEvent } from './types.ts';
 import { narrowMatches } from './narrow.ts';
 
@@ -18,6 +18,11 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
   const hidden = notice.hidden ?? {};
   // Most events reach many queues: skip the work for those that do not want them.
   if (event.type !== 'user_settings' && !accepts(queue, event.type)) return [];
+  // Events that only stand in for what a capability would have said (e.g. an unarchiving).
+  const legacyOnly = hidden.only_without_capability as Capability | undefined;
+  if (legacyOnly && caps[legacyOnly]) return [];
+  // Clients that do not know archived channels hear nothing about them.
+  if (hidden.channel_archived === true && !caps.archived_channels) return [];
 
   let out: ServerEvent[] = [{ ...event, ...notice.perUser?.[userId] }];
 
@@ -73,8 +78,6 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
           event.value === true
             ? [{ type: 'stream', op: 'delete', streams: hidden.streams, stream_ids: [event.stream_id] }]
             : [{ type: 'stream', op: 'create', streams: hidden.streams }];
-      } else if (hidden.channel_archived === true) {
-        return [];
       }
       break;
     }

@@ -48,7 +48,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       .where('id', '=', inserted.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const owner = await insertUser(tx, svc.passwords, realm, {
+    const owner = await insertUser(tx, svc, realm, {
       email: r.owner.email,
       fullName,
       password: r.owner.password,

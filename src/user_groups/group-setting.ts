@@ -69,13 +69,22 @@ export async function systemGroupIds(db: Executor, realmId: number): Promise<Rec
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
 }
 
+/**
+ * Deactivated users belong to no group (feature level 303): `activeMembersOnly`
+ * leaves them out of `direct_members`. User groups use that form; channels and the
+ * organization still list them until their register sections follow deactivations.
+ */
+export interface ValueForm {
+  activeMembersOnly?: boolean;
+}
+
 /** The API form of the value a setting's group holds. */
-export async function groupSettingValue(db: Executor, groupId: number): Promise<GroupSettingValue> {
-  return (await groupSettingValues(db, [groupId])).get(groupId)!;
+export async function groupSettingValue(db: Executor, groupId: number, form: ValueForm = {}): Promise<GroupSettingValue> {
+  return (await groupSettingValues(db, [groupId], form)).get(groupId)!;
 }
 
 /** The API form of many settings at once (one query each for names, members, subgroups). */
-export async function groupSettingValues(db: Executor, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
+export async function groupSettingValues(db: Executor, groupIds: number[], form: ValueForm = {}): Promise<Map<number, GroupSettingValue>> {
   const result = new Map<number, GroupSettingValue>();
   if (groupIds.length === 0) return result;
   const ids = [...new Set(groupIds)];
@@ -84,7 +93,14 @@ export async function groupSettingValues(db: Executor, groupIds: number[]): Prom
   for (const g of groups) if (g.name !== null) result.set(g.id, g.id);
   if (anonymous.length > 0) {
     const [members, subgroups] = await Promise.all([
-      db.selectFrom('user_group_members').select(['group_id', 'user_id']).where('group_id', 'in', anonymous).orderBy('user_id').execute(),
+      db
+        .selectFrom('user_group_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.group_id', 'm.user_id'])
+        .where('m.group_id', 'in', anonymous)
+        .$if(form.activeMembersOnly === true, (q) => q.where('u.is_active', '=', true))
+        .orderBy('m.user_id')
+        .execute(),
       db
         .selectFrom('user_group_subgroups')
         .select(['supergroup_id', 'subgroup_id'])
@@ -118,35 +134,49 @@ type Normalized = { groupId: number } | { members: number[]; subgroups: number[]
  * Validates an API value and reduces it to its simplest form: an anonymous set
  * that names one group and no users is that group; an empty set is role:nobody.
  */
-async function normalize(db: Executor, realmId: number, value: GroupSettingValue): Promise<Normalized> {
-  const checkGroup = async (id: number) => {
-    const group = await db
-      .selectFrom('user_groups')
-      .select(['id', 'name', 'deactivated'])
-      .where('realm_id', '=', realmId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (!group || group.name === null) throw badRequest(`Invalid user group ID: ${id}`);
-    if (group.deactivated) throw badRequest('User group is deactivated.');
-  };
+/**
+ * A named group of the organization that may be used (in a value, as a subgroup):
+ * "Invalid user group ID: N" or "User group is deactivated." otherwise.
+ */
+export async function checkUsableGroup(db: Executor, realmId: number, id: number, opts: { allowDeactivated?: boolean } = {}): Promise<void> {
+  const group = await db
+    .selectFrom('user_groups')
+    .select(['id', 'name', 'deactivated'])
+    .where('realm_id', '=', realmId)
+    .where('id', '=', id)
+    // A group being deactivated meanwhile waits for this transaction (and sees the new use).
+    .forShare()
+    .executeTakeFirst();
+  if (!group || group.name === null) throw badRequest(`Invalid user group ID: ${id}`);
+  if (group.deactivated && !opts.allowDeactivated) throw badRequest('User group is deactivated.');
+}
+
+/** The distinct ids, sorted, if each is an active user of the organization ("Invalid user ID: N" otherwise). */
+export async function checkActiveUserIds(db: Executor, realmId: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  if (unique.length === 0) return unique;
+  const found = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('id', 'in', unique)
+    .where('is_active', '=', true)
+    .execute();
+  const missing = ids.find((m) => !found.some((f) => f.id === m));
+  if (missing !== undefined) throw badRequest(`Invalid user ID: ${missing}`);
+  return unique;
+}
+
+async function normalize(db: Executor, realmId: number, value: GroupSettingValue, forComparison = false): Promise<Normalized> {
+  // A value that still names a since-deactivated group compares equal to itself.
+  const checkGroup = (id: number) => checkUsableGroup(db, realmId, id, { allowDeactivated: forComparison });
   if (typeof value === 'number') {
     await checkGroup(value);
     return { groupId: value };
   }
-  const members = [...new Set(value.direct_members)].sort((a, b) => a - b);
   const subgroups = [...new Set(value.direct_subgroups)].sort((a, b) => a - b);
   for (const id of subgroups) await checkGroup(id);
-  if (members.length > 0) {
-    const found = await db
-      .selectFrom('users')
-      .select('id')
-      .where('realm_id', '=', realmId)
-      .where('id', 'in', members)
-      .where('is_active', '=', true)
-      .execute();
-    const missing = members.find((m) => !found.some((f) => f.id === m));
-    if (missing !== undefined) throw badRequest(`Invalid user ID: ${missing}`);
-  }
+  const members = await checkActiveUserIds(db, realmId, value.direct_members);
   if (members.length === 0 && subgroups.length === 1) return { groupId: subgroups[0] };
   if (members.length === 0 && subgroups.length === 0) {
     return { groupId: (await systemGroupIds(db, realmId))['role:nobody'] };
@@ -225,11 +255,12 @@ export async function settingValueEquals(
   realmId: number,
   currentGroupId: number,
   expected: GroupSettingValue,
+  form: ValueForm = {},
 ): Promise<boolean> {
-  const current = await groupSettingValue(db, currentGroupId);
+  const current = await groupSettingValue(db, currentGroupId, form);
   let n: Normalized;
   try {
-    n = await normalize(db, realmId, expected);
+    n = await normalize(db, realmId, expected, true);
   } catch {
     return false;
   }

@@ -42,18 +42,32 @@ export async function createSystemGroups(tx: Tx, realmId: number): Promise<Recor
   return ids;
 }
 
-/** Puts a user in exactly the system groups of their role. */
+/** Group ids a user joined and left (direct memberships). */
+export interface MembershipChanges {
+  added: number[];
+  removed: number[];
+}
+
+/** Puts a user in exactly the system groups of their role; says which memberships changed. */
 export async function syncSystemGroupMembership(
   tx: Tx,
   user: { id: number; realm_id: number; role: number; date_joined: Date },
   waitingPeriodDays: number,
-): Promise<void> {
+): Promise<MembershipChanges> {
   const ids = await systemGroupIds(tx, user.realm_id);
   const allSystem = Object.values(ids);
-  await tx.deleteFrom('user_group_members').where('user_id', '=', user.id).where('group_id', 'in', allSystem).execute();
+  const before = await tx
+    .deleteFrom('user_group_members')
+    .where('user_id', '=', user.id)
+    .where('group_id', 'in', allSystem)
+    .returning('group_id')
+    .execute();
   const groups = directSystemGroups(user.role as Role, isFullMember(user.date_joined, waitingPeriodDays));
   await tx
     .insertInto('user_group_members')
     .values(groups.map((g) => ({ realm_id: user.realm_id, group_id: ids[g], user_id: user.id })))
     .execute();
+  const after = groups.map((g) => ids[g]);
+  const had = before.map((r) => r.group_id);
+  return { added: after.filter((id) => !had.includes(id)), removed: had.filter((id) => !after.includes(id)) };
 }

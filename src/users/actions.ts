@@ -6,14 +6,19 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
-import { newApiKey, type PasswordHasher } from '../auth/passwords.ts';
+import { newApiKey } from '../auth/passwords.ts';
 import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
 import { accessUser, countActiveOwners, emailInUse, getUser } from './queries.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
-import { avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
+import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
+import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
+import { announceChannelVisibility, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/actions.ts';
+import { channelViewer } from '../channels/access.ts';
+import { applyProfileData } from '../custom_profile_fields/actions.ts';
+import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 
 export interface NewUser {
   email: string;
@@ -30,7 +35,7 @@ export interface NewUser {
 }
 
 /** Inserts the account and its system-group memberships; no checks, no events. */
-export async function insertUser(tx: Tx, passwords: PasswordHasher, realm: Realm, u: NewUser): Promise<User> {
+export async function insertUser(tx: Tx, svc: Pick<Services, 'passwords' | 'config'>, realm: Realm, u: NewUser): Promise<User> {
   const settings = settingsOf(realm);
   const visibility = u.isBot ? EMAIL_ADDRESS_VISIBILITY.EVERYONE : settings.default_email_address_visibility;
   const user = await tx
@@ -46,7 +51,7 @@ export async function insertUser(tx: Tx, passwords: PasswordHasher, realm: Realm
       bot_type: u.botType ?? null,
       bot_owner_id: u.botOwnerId ?? null,
       api_key: newApiKey(),
-      password_hash: u.password === null ? null : await passwords.hash(u.password),
+      password_hash: u.password === null ? null : await svc.passwords.hash(u.password),
       date_joined: new Date(),
       timezone: u.timezone ?? '',
       can_create_users: u.canCreateUsers ?? false,
@@ -56,7 +61,9 @@ export async function insertUser(tx: Tx, passwords: PasswordHasher, realm: Realm
     .returningAll()
     .executeTakeFirstOrThrow();
   await syncSystemGroupMembership(tx, user, settings.waiting_period_threshold);
-  return user;
+  const apiEmail = apiEmailFor(user, visibility, realm, svc.config);
+  if (apiEmail === user.email) return user;
+  return tx.updateTable('users').set({ email: apiEmail }).where('id', '=', user.id).returningAll().executeTakeFirstOrThrow();
 }
 
 /**
@@ -64,20 +71,22 @@ export async function insertUser(tx: Tx, passwords: PasswordHasher, realm: Realm
  * organization; `person` builds the payload knowing whether that viewer may see
  * the subject's real email.
  */
-async function notifyUsers(
+export async function notifyUsers(
   tx: Tx,
   emit: Emit,
   realm: Realm,
   subject: User,
   op: 'add' | 'update',
   person: (canSeeEmail: boolean, viewer: Pick<User, 'id' | 'role'>) => Record<string, unknown>,
+  /** Only these viewers (e.g. those whose view of the subject changed). */
+  only?: (viewer: Pick<User, 'id' | 'role'>) => boolean,
 ): Promise<void> {
   const viewers = await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
   const byVisibility = new Map<boolean, number[]>([
     [true, []],
     [false, []],
   ]);
-  for (const v of viewers) byVisibility.get(canSeeDeliveryEmail(v, subject))!.push(v.id);
+  for (const v of viewers) if (!only || only(v)) byVisibility.get(canSeeDeliveryEmail(v, subject))!.push(v.id);
   for (const [canSee, ids] of byVisibility) {
     if (ids.length === 0) continue;
     const sample = viewers.find((v) => v.id === ids[0])!;
@@ -94,6 +103,7 @@ async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User): Prom
     if (!user.is_bot) person.profile_data = {};
     return person;
   });
+  await announceMemberships(tx, emit, user);
 }
 
 /** POST /users: administrators with `can_create_users`. */
@@ -110,8 +120,9 @@ export async function createUser(
   checkPasswordStrength(params.password);
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
-    const user = await insertUser(tx, svc.passwords, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
+    const user = await insertUser(tx, svc, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
     await emitUserAdded(tx, emit, realm, user);
+    await subscribeToDefaultChannels(tx, emit, realm, user);
     return user;
   });
 }
@@ -123,8 +134,9 @@ export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUs
   if (u.password !== null) checkPasswordStrength(u.password);
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
-    const user = await insertUser(tx, svc.passwords, realm, { ...u, fullName });
+    const user = await insertUser(tx, svc, realm, { ...u, fullName });
     await emitUserAdded(tx, emit, realm, user);
+    await subscribeToDefaultChannels(tx, emit, realm, user);
     return user;
   });
 }
@@ -133,6 +145,8 @@ export interface UserChanges {
   full_name?: string;
   role?: number;
   new_email?: string;
+  /** Custom profile field values; administrators may set any field. */
+  profile_data?: ProfileDataEntry[];
 }
 
 /** PATCH /users/{user_id} (spec endpoint 13, digest 1.13). */
@@ -156,6 +170,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
       await changeDeliveryEmail(tx, emit, realm, target, email);
     }
+    if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data);
   });
 }
 
@@ -166,9 +181,13 @@ async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: 
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
   if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
+  const channelsBefore = await channelViewer(tx, realm, target);
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
-  await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
+  const groupChanges = await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
   await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
+  await announceMembershipChanges(tx, emit, updated, groupChanges);
+  // A guest sees fewer channels than a member: the difference is announced.
+  await announceChannelVisibility(tx, emit, realm, channelsBefore, updated);
 }
 
 async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
@@ -195,7 +214,7 @@ async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: Use
 }
 
 /** The avatar facet of a realm_user update. */
-function avatarFacet(user: User): Record<string, unknown> {
+export function avatarFacet(user: User): Record<string, unknown> {
   const url = avatarUrl(user);
   return {
     user_id: user.id,
@@ -218,6 +237,9 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
 async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
   await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
+  // Deactivated users leave every group (clients drop them); reactivated, they are back in them.
+  if (active) await announceMemberships(tx, emit, target);
+  await announceSubscriberActivity(tx, emit, realm, target, active);
 }
 
 /** DELETE /users/{user_id}. */

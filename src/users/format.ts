@@ -5,6 +5,9 @@ import { createHash } from 'node:crypto';
 import type { User } from './tables.ts';
 import { EMAIL_ADDRESS_VISIBILITY, emailAddressVisibility } from './settings.ts';
 import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { Config } from '../config.ts';
+import { realmHost } from '../realm/queries.ts';
 
 export interface ApiUser {
   user_id: number;
@@ -99,3 +102,15 @@ export function formatUser(user: User, viewer: Pick<User, 'id' | 'role'> | null,
     avatar_version: user.avatar_version,
   };
 }
+
+/** The API email: the real address when everyone may see it, else `user<id>@<organization host>`. */
+export function apiEmailFor(
+  user: Pick<User, 'id' | 'is_bot' | 'delivery_email'>,
+  visibility: number,
+  realm: Pick<Realm, 'string_id'>,
+  config: Pick<Config, 'externalUrl'>,
+): string {
+  if (user.is_bot || visibility === EMAIL_ADDRESS_VISIBILITY.EVERYONE) return user.delivery_email;
+  return `user${user.id}@${realmHost(realm, config)}`;
+}
+

@@ -8,12 +8,13 @@ import { createUser, deactivateOwnAccount, deactivateUser, reactivateUser, updat
 import { isRole } from './roles.ts';
 import { maxMessageIdFor } from './own-data.ts';
 import { profileDataFor } from './profile-data.ts';
+import { PROFILE_DATA } from '../custom_profile_fields/validation.ts';
 
 const clientSvcavatar = p.bool().default(true);
 const includeCustomProfileFields = p.bool().default(false);
 
 /** `/users/{id}` and `/users/{email}` name the same resource. */
-async function userFromPath(ctx: UserContext, idOrEmail: string, opts: { allowDeactivated?: boolean } = {}) {
+export async function userFromPath(ctx: UserContext, idOrEmail: string, opts: { allowDeactivated?: boolean } = {}) {
   if (/^\d+$/.test(idOrEmail)) return accessUser(ctx.svc.db, ctx.realm, ctx.user, Number(idOrEmail), { allowBots: true, ...opts });
   const found = await getUserByEmail(ctx.svc.db, ctx.realm.id, idOrEmail);
   if (!found) throw badRequest('No such user');
@@ -71,6 +72,7 @@ export function userRoutes(r: Router): void {
       full_name: p.str(z.string().max(100)).optional(),
       role: p.int().optional(),
       new_email: p.str().optional(),
+      profile_data: p.json(PROFILE_DATA).optional(),
     },
     async (ctx, q) => {
       if (q.role !== undefined && !isRole(q.role)) throw badRequest('Invalid role');
@@ -79,6 +81,7 @@ export function userRoutes(r: Router): void {
         full_name: q.full_name,
         role: q.role,
         new_email: q.new_email,
+        profile_data: q.profile_data,
       });
       return {};
     },

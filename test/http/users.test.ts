@@ -279,3 +279,20 @@ test('the owner account from bootstrap can create users and change emails', asyn
   assert.equal(me.can_change_user_emails, true);
   assert.equal(me.role, ROLE.OWNER);
 });
+
+test('new users get a fake API email when the organization hides addresses by default', async () => {
+  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ default_email_address_visibility: 3 }) }).where('id', '=', 1).execute();
+  server.svc.credentials.clear();
+  try {
+    const created = await server.owner.post('/users', { email: 'private@example.com', password: 'secret123', full_name: 'Pri Vate' });
+    const seen = (await member.get(`/users/${created.body.user_id}`)).body.user;
+    assert.equal(seen.email, `user${created.body.user_id}@confab.test`);
+    assert.equal(seen.delivery_email, null);
+    assert.equal((await admin.get(`/users/${created.body.user_id}`)).body.user.delivery_email, 'private@example.com');
+    const login = await server.anonymous.post('/fetch_api_key', { username: 'private@example.com', password: 'secret123' });
+    assert.equal(login.body.email, 'private@example.com');
+  } finally {
+    await server.svc.db.updateTable('realms').set({ settings: '{}' }).where('id', '=', 1).execute();
+    server.svc.credentials.clear();
+  }
+});

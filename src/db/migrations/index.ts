@@ -2,7 +2,25 @@
 // schema changes as a new numbered file here; applied files are never edited.
 import type { Migration } from 'kysely/migration';
 import * as foundation from './0001_foundation.ts';
+import * as channels from './0002_channels.ts';
+import * as presence from './0010_presence.ts';
+import * as navigationViews from './0011_navigation_views.ts';
+import * as drafts from './0012_drafts.ts';
+import * as pushDevices from './0013_push_devices.ts';
+import * as customProfileFields from './0020_custom_profile_fields.ts';
+import * as savedSnippets from './0021_saved_snippets.ts';
+import * as linkifiers from './0030_linkifiers.ts';
+import * as customEmoji from './0031_custom_emoji.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_channels': channels,
+  '0010_presence': presence,
+  '0011_navigation_views': navigationViews,
+  '0012_drafts': drafts,
+  '0013_push_devices': pushDevices,
+  '0020_custom_profile_fields': customProfileFields,
+  '0021_saved_snippets': savedSnippets,
+  '0030_linkifiers': linkifiers,
+  '0031_custom_emoji': customEmoji,
 };

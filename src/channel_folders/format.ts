@@ -1,0 +1,14 @@
+import type { ChannelFolder } from '../channels/tables.ts';
+
+export function formatFolder(f: ChannelFolder): Record<string, unknown> {
+  return {
+    id: f.id,
+    name: f.name,
+    description: f.description,
+    rendered_description: f.rendered_description,
+    creator_id: f.creator_id,
+    date_created: Math.floor(f.date_created.getTime() / 1000),
+    is_archived: f.is_archived,
+    order: f.order,
+  };
+}

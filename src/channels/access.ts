@@ -1,0 +1,83 @@
+// Who may see and do what with a channel (spec "Channel", "Authentication" 6).
+// Everything is decided from the user's role, their groups, and whether they are
+// subscribed; callers compute those once (`channelViewer`) and ask per channel.
+//
+// - metadata access: may know the channel exists (name, description, subscribers);
+// - content access: may read its messages (and subscribe themselves to it);
+// - administer: may change its settings (organization administrators always may).
+
+import type { Executor } from '../db/schema.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { Channel } from './tables.ts';
+import { isAdmin, isGuest } from '../users/roles.ts';
+import { userGroupIds } from '../user_groups/group-setting.ts';
+import { CHANNEL_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type ChannelPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
+
+export interface ChannelViewer {
+  user: User;
+  realm: Realm;
+  /** Every group the user is in (recursive). */
+  groups: Set<number>;
+  /** Channels the user is subscribed to now. */
+  subscribed: Set<number>;
+}
+
+export async function channelViewer(db: Executor, realm: Realm, user: User): Promise<ChannelViewer> {
+  const [groups, subs] = await Promise.all([
+    userGroupIds(db, user.id),
+    db.selectFrom('subscriptions').select('channel_id').where('user_id', '=', user.id).where('active', '=', true).execute(),
+  ]);
+  return { user, realm, groups, subscribed: new Set(subs.map((s) => s.channel_id)) };
+}
+
+/** The user holds a channel permission (guests only where the setting admits everyone). */
+export function holdsChannelPermission(v: ChannelViewer, channel: Channel, setting: ChannelPermission): boolean {
+  if (isGuest(v.user) && !CHANNEL_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  return v.groups.has(channel[`${setting}_id`]);
+}
+
+export function holdsRealmPermission(v: ChannelViewer, setting: RealmPermission): boolean {
+  if (isGuest(v.user) && !REALM_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  return v.groups.has(v.realm.group_settings[setting]);
+}
+
+export function isSubscribed(v: ChannelViewer, channel: Pick<Channel, 'id'>): boolean {
+  return v.subscribed.has(channel.id);
+}
+
+export function canAdminister(v: ChannelViewer, channel: Channel): boolean {
+  return isAdmin(v.user) || holdsChannelPermission(v, channel, 'can_administer_channel_group');
+}
+
+export function hasContentAccess(v: ChannelViewer, channel: Channel): boolean {
+  if (channel.is_web_public || isSubscribed(v, channel)) return true;
+  if (isGuest(v.user)) return false;
+  if (!channel.invite_only) return true;
+  // Since level 349 these groups reach a private channel without being subscribed.
+  return holdsChannelPermission(v, channel, 'can_subscribe_group') || holdsChannelPermission(v, channel, 'can_add_subscribers_group');
+}
+
+export function hasMetadataAccess(v: ChannelViewer, channel: Channel): boolean {
+  return hasContentAccess(v, channel) || canAdminister(v, channel);
+}
+
+/** May subscribe other users (digest 1.2; spec Channel `can_add_subscribers_group`). */
+export function canAddSubscribers(v: ChannelViewer, channel: Channel): boolean {
+  if (isAdmin(v.user)) return true;
+  if (holdsChannelPermission(v, channel, 'can_add_subscribers_group')) return true;
+  if (!hasContentAccess(v, channel)) return false;
+  return canAdminister(v, channel) || holdsRealmPermission(v, 'can_add_subscribers_group');
+}
+
+/** May subscribe themselves. */
+export function canSubscribeSelf(v: ChannelViewer, channel: Channel): boolean {
+  return hasContentAccess(v, channel) || canAddSubscribers(v, channel);
+}
+
+/** May unsubscribe other users (administrators always may). */
+export function canRemoveSubscribers(v: ChannelViewer, channel: Channel): boolean {
+  if (isAdmin(v.user)) return true;
+  if (!hasMetadataAccess(v, channel)) return false;
+  return holdsChannelPermission(v, channel, 'can_remove_subscribers_group');
+}

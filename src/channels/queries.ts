@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/schema.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { Channel, Subscription } from './tables.ts';
+import { badRequest, ApiError } from '../http/errors.ts';
+import { groupMemberIds } from '../user_groups/group-setting.ts';
+import { ROLE } from '../users/roles.ts';
+import { hasMetadataAccess, type ChannelViewer } from './access.ts';
+
+export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
+  return db.selectFrom('channels').selectAll().where('realm_id', '=', realmId).where('id', '=', channelId).executeTakeFirst();
+}
+
+export async function getChannelByName(db: Executor, realmId: number, name: string): Promise<Channel | undefined> {
+  return db
+    .selectFrom('channels')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where(sql<string>`lower(name)`, '=', name.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function listChannels(db: Executor, realmId: number, ids?: number[]): Promise<Channel[]> {
+  let q = db.selectFrom('channels').selectAll().where('realm_id', '=', realmId);
+  if (ids) {
+    if (ids.length === 0) return [];
+    q = q.where('id', 'in', ids);
+  }
+  return q.orderBy('id').execute();
+}
+
+/** A channel the viewer may know of, or "Invalid channel ID" (no hint that it exists). */
+export async function accessChannel(db: Executor, viewer: ChannelViewer, channelId: number): Promise<Channel> {
+  const channel = await getChannel(db, viewer.realm.id, channelId);
+  if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest('Invalid channel ID');
+  return channel;
+}
+
+/** By name, for the endpoints that take names: unknown or invisible is STREAM_DOES_NOT_EXIST. */
+export async function accessChannelByName(db: Executor, viewer: ChannelViewer, name: string): Promise<Channel> {
+  const channel = await getChannelByName(db, viewer.realm.id, name);
+  if (!channel || !hasMetadataAccess(viewer, channel)) throw channelDoesNotExist(name);
+  return channel;
+}
+
+export function channelDoesNotExist(name: string): ApiError {
+  return new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${name}' does not exist`, { data: { stream: name } });
+}
+
+/** Active subscribers of each channel, active users only, sorted. */
+export async function subscriberIds(db: Executor, channelIds: number[]): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>(channelIds.map((id) => [id, []]));
+  if (channelIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.channel_id', 's.user_id'])
+    .where('s.channel_id', 'in', channelIds)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .orderBy('s.user_id')
+    .execute();
+  for (const r of rows) result.get(r.channel_id)!.push(r.user_id);
+  return result;
+}
+
+export async function subscriptionsOf(db: Executor, userId: number): Promise<Subscription[]> {
+  return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).execute();
+}
+
+export async function defaultChannelIds(db: Executor, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom('default_channels').select('channel_id').where('realm_id', '=', realmId).orderBy('channel_id').execute();
+  return rows.map((r) => r.channel_id);
+}
+
+/**
+ * Everyone who may know of a channel (metadata access): the audience of its
+ * `stream` events and of its subscribers' comings and goings.
+ */
+export async function channelAudience(db: Executor, realm: Realm, channel: Channel): Promise<number[]> {
+  const users = await db.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
+  const subscribed = new Set((await subscriberIds(db, [channel.id])).get(channel.id));
+  if (channel.is_web_public) return users.map((u) => u.id);
+  if (!channel.invite_only) return users.filter((u) => u.role !== ROLE.GUEST || subscribed.has(u.id)).map((u) => u.id);
+  const allowed = new Set(subscribed);
+  const nonGuests = new Set(users.filter((u) => u.role !== ROLE.GUEST).map((u) => u.id));
+  for (const u of users) if (u.role <= ROLE.ADMINISTRATOR) allowed.add(u.id);
+  for (const groupId of [channel.can_administer_channel_group_id, channel.can_subscribe_group_id, channel.can_add_subscribers_group_id]) {
+    for (const id of await groupMemberIds(db, groupId)) if (nonGuests.has(id)) allowed.add(id);
+  }
+  return users.filter((u) => allowed.has(u.id)).map((u) => u.id);
+}
+
+/** The channels of a list the viewer may know of. */
+export function visibleTo(viewer: ChannelViewer, channels: Channel[]): Channel[] {
+  return channels.filter((c) => hasMetadataAccess(viewer, c));
+}

@@ -1,0 +1,179 @@
+// Register's channel sections: `subscription` (subscriptions, unsubscribed,
+// never_subscribed), `stream` (streams) and `default_streams`, and how each
+// channel event updates them.
+
+import type { RegisterContext, State, StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
+import { channelViewer, hasMetadataAccess } from './access.ts';
+import { subscriptionData } from './listing.ts';
+import { notificationDefaults } from './events.ts';
+import { compareByName, formatChannels } from './format.ts';
+import { defaultChannelIds, listChannels } from './queries.ts';
+
+type Entry = Record<string, any>;
+const LISTS = ['subscriptions', 'unsubscribed', 'never_subscribed'] as const;
+
+export const subscriptionSection: StateSection = {
+  types: ['subscription'],
+  async fetch(ctx) {
+    if (!ctx.user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] };
+    const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
+    return subscriptionData(ctx.svc.db, viewer, {
+      includeSubscribers: ctx.includeSubscribers,
+      includeArchived: ctx.capabilities.archived_channels,
+      notificationDefaults: ctx.capabilities.notification_settings_null ? undefined : notificationDefaults(ctx.user),
+    });
+  },
+  apply(state, event, ctx) {
+    if (event.type === 'subscription') applySubscriptionEvent(state, event, ctx);
+    if (event.type === 'stream') applyStreamEvent(state, event, LISTS, ctx);
+  },
+};
+
+export const streamSection: StateSection = {
+  types: ['stream'],
+  async fetch(ctx) {
+    const channels = (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived);
+    let visible = channels.filter((c) => c.is_web_public);
+    if (ctx.user) {
+      const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
+      visible = channels.filter((c) => hasMetadataAccess(viewer, c));
+    }
+    const formatted = await formatChannels(ctx.svc.db, ctx.realm, visible);
+    return { streams: visible.map((c) => formatted.get(c.id)!).sort(compareByName) };
+  },
+  apply(state, event, ctx) {
+    if (event.type === 'stream') applyStreamEvent(state, event, ['streams'], ctx);
+    if (event.type === 'subscription') {
+      // The subscriber's own change is not announced to them as a peer change: counts follow here.
+      if (event.op === 'add') for (const sub of event.subscriptions as Entry[]) setCount(state.streams, sub.stream_id, sub.subscriber_count);
+      if (event.op === 'remove') for (const sub of event.subscriptions as Entry[]) addToCount(state.streams, sub.stream_id, -1);
+      if (event.op === 'peer_add' || event.op === 'peer_remove') {
+        const delta = (event.user_ids as number[]).length * (event.op === 'peer_add' ? 1 : -1);
+        for (const id of event.stream_ids as number[]) addToCount(state.streams, id, delta);
+      }
+    }
+  },
+};
+
+export const defaultChannelsSection: StateSection = {
+  types: ['default_streams'],
+  async fetch(ctx) {
+    return { realm_default_streams: await defaultChannelIds(ctx.svc.db, ctx.realm.id) };
+  },
+  apply(state, event) {
+    if (event.type === 'default_streams') state.realm_default_streams = event.default_streams;
+  },
+};
+
+function find(list: Entry[] | undefined, streamId: number): Entry | undefined {
+  return list?.find((e) => e.stream_id === streamId);
+}
+
+function setCount(list: Entry[] | undefined, streamId: number, count: number): void {
+  const entry = find(list, streamId);
+  if (entry) entry.subscriber_count = count;
+}
+
+function addToCount(list: Entry[] | undefined, streamId: number, delta: number): void {
+  const entry = find(list, streamId);
+  if (entry) entry.subscriber_count += delta;
+}
+
+function removeFrom(state: State, key: string, streamIds: Set<number>): Entry[] {
+  const list = (state[key] ?? []) as Entry[];
+  const removed = list.filter((e) => streamIds.has(e.stream_id));
+  state[key] = list.filter((e) => !streamIds.has(e.stream_id));
+  return removed;
+}
+
+function insertSorted(state: State, key: string, entry: Entry): void {
+  const list = ((state[key] ?? []) as Entry[]).filter((e) => e.stream_id !== entry.stream_id);
+  list.push(entry);
+  list.sort(compareByName);
+  state[key] = list;
+}
+
+/** Shapes a subscriber list the way this register asked for it. */
+function withSubscribers(entry: Entry, subscribers: number[] | undefined, ctx: RegisterContext): Entry {
+  const { subscribers: _s, partial_subscribers: _p, ...rest } = entry;
+  if (ctx.includeSubscribers === false || subscribers === undefined) return rest;
+  return { ...rest, subscribers };
+}
+
+function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterContext): void {
+  switch (event.op) {
+    case 'add':
+      for (const sub of event.subscriptions as Entry[]) {
+        removeFrom(state, 'unsubscribed', new Set([sub.stream_id]));
+        removeFrom(state, 'never_subscribed', new Set([sub.stream_id]));
+        insertSorted(state, 'subscriptions', withSubscribers(sub, sub.subscribers, ctx));
+        for (const key of LISTS) setCount(state[key], sub.stream_id, sub.subscriber_count);
+      }
+      break;
+    case 'remove':
+      for (const { stream_id } of event.subscriptions as Entry[]) {
+        for (const entry of removeFrom(state, 'subscriptions', new Set([stream_id]))) {
+          entry.subscriber_count -= 1;
+          if (entry.subscribers) entry.subscribers = entry.subscribers.filter((id: number) => id !== ctx.user?.id);
+          insertSorted(state, 'unsubscribed', entry);
+        }
+      }
+      break;
+    case 'update': {
+      const entry = find(state.subscriptions, event.stream_id as number);
+      if (entry) entry[event.property as string] = event.value;
+      break;
+    }
+    case 'peer_add':
+    case 'peer_remove':
+      for (const streamId of event.stream_ids as number[]) {
+        for (const key of LISTS) {
+          const entry = find(state[key], streamId);
+          if (!entry) continue;
+          const ids = event.user_ids as number[];
+          const list = entry.subscribers ? 'subscribers' : entry.partial_subscribers ? 'partial_subscribers' : undefined;
+          const before = new Set<number>(list ? entry[list] : []);
+          if (list) {
+            entry[list] =
+              event.op === 'peer_add'
+                ? [...new Set([...entry[list], ...ids])].sort((a, b) => a - b)
+                : entry[list].filter((id: number) => !ids.includes(id));
+          }
+          const changed = list ? ids.filter((id) => (event.op === 'peer_add' ? !before.has(id) : before.has(id))).length : ids.length;
+          entry.subscriber_count += event.op === 'peer_add' ? changed : -changed;
+        }
+      }
+      break;
+  }
+}
+
+/** Properties a `stream/update` carries, and the companions that come with them. */
+function applyUpdate(entry: Entry, event: ServerEvent): void {
+  entry[event.property as string] = event.value;
+  if (event.property === 'description') entry.rendered_description = event.rendered_description;
+  if (event.property === 'invite_only' || event.property === 'is_web_public' || event.property === 'history_public_to_subscribers') {
+    entry.history_public_to_subscribers = event.history_public_to_subscribers;
+    entry.is_web_public = event.is_web_public;
+  }
+}
+
+function applyStreamEvent(state: State, event: ServerEvent, keys: readonly string[], ctx: RegisterContext): void {
+  if (event.op === 'create') {
+    for (const channel of event.streams as Entry[]) {
+      if (keys.includes('streams')) insertSorted(state, 'streams', channel);
+      if (!keys.includes('never_subscribed')) continue;
+      const known = LISTS.some((k) => find(state[k], channel.stream_id));
+      if (!known) insertSorted(state, 'never_subscribed', withSubscribers(channel, [], ctx));
+    }
+  } else if (event.op === 'delete') {
+    const ids = new Set(event.stream_ids as number[]);
+    for (const key of keys) removeFrom(state, key, ids);
+  } else if (event.op === 'update') {
+    for (const key of keys) {
+      const entry = find(state[key], event.stream_id as number);
+      if (entry) applyUpdate(entry, event);
+      if (event.property === 'name') state[key]?.sort(compareByName);
+    }
+  }
+}

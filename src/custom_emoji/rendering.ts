@@ -1,0 +1,11 @@
+import type { ReferenceResolver } from '../rendering/index.ts';
+import { activeCustomEmoji } from './queries.ts';
+import { emojiUrl } from './format.ts';
+
+/** `:name:` in a text: the organization's active custom emoji (they take precedence over Unicode names). */
+export const resolveCustomEmoji: ReferenceResolver = async (db, realm, refs) => {
+  if (!refs.emoji_syntax) return {};
+  const rows = await activeCustomEmoji(db, realm.id);
+  if (rows.length === 0) return {};
+  return { custom_emoji: rows.map((e) => ({ id: e.id, name: e.name, source_url: emojiUrl(e.realm_id, e.file_name) })) };
+};

@@ -1,0 +1,15 @@
+// Register's `realm_emoji`: every custom emoji by id, deactivated ones included.
+
+import type { StateSection } from '../events/state.ts';
+import { listCustomEmoji } from './queries.ts';
+import { emojiDict } from './format.ts';
+
+export const realmEmojiSection: StateSection = {
+  types: ['realm_emoji'],
+  async fetch(ctx) {
+    return { realm_emoji: emojiDict(await listCustomEmoji(ctx.svc.db, ctx.realm.id)) };
+  },
+  apply(state, event) {
+    if (event.type === 'realm_emoji' && event.op === 'update') state.realm_emoji = event.realm_emoji;
+  },
+};

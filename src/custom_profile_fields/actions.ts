@@ -1,0 +1,261 @@
+// Custom profile fields: the organization's definitions (administrators only)
+// and each user's values. Every change of the definitions sends the whole list
+// (`custom_profile_fields`); every change of a value sends `realm_user/update`
+// with the `custom_profile_field` facet (digest 1.11, section 2, 3.3).
+
+import { isDeepStrictEqual } from 'node:util';
+import type { Services } from '../services.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { CustomProfileField } from './tables.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { badRequest, mustBeAdmin } from '../http/errors.ts';
+import { isAdmin } from '../users/roles.ts';
+import { activeUserIds } from '../users/queries.ts';
+import { renderHtml } from '../rendering/index.ts';
+import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, hasFieldData, isRenderable, LIMITS } from './field-types.ts';
+import { countSummaryFields, getField, getValue, labelInUse, listFields, nextOrder } from './queries.ts';
+import { formatField } from './format.ts';
+import {
+  checkFieldDefinition,
+  checkValue,
+  isDefaultExternalAccount,
+  isEmptyValue,
+  parseFieldData,
+  type FieldData,
+  type ProfileDataEntry,
+} from './validation.ts';
+
+const SUMMARY_FULL = `Only ${LIMITS.summaryFields} custom profile fields can be displayed in the profile summary.`;
+const LABEL_IN_USE = 'A field with that label already exists.';
+
+/**
+ * Field changes of one organization take turns: the label and profile-summary
+ * checks read the other fields. The realm row is locked without blocking the
+ * key-share locks that inserts referencing it take.
+ */
+async function lockFields(tx: Tx, realmId: number): Promise<void> {
+  await tx.selectFrom('realms').select('id').where('id', '=', realmId).forNoKeyUpdate().execute();
+}
+
+async function notifyFields(tx: Tx, emit: Emit, realmId: number): Promise<void> {
+  const fields = (await listFields(tx, realmId)).map(formatField);
+  emit(realmId, { type: 'custom_profile_fields', fields }, await activeUserIds(tx, realmId));
+}
+
+/** The `custom_profile_field` facet of a realm_user update; a null value means "removed". */
+function notifyValue(emit: Emit, realmId: number, audience: number[], userId: number, fieldId: number, value: string | null, rendered: string | null): void {
+  const facet: Record<string, unknown> = { id: fieldId, value };
+  if (rendered) facet.rendered_value = rendered;
+  emit(realmId, { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } }, audience);
+}
+
+/** Drops values (of a deleted field, or of choices that no longer exist) and tells everyone. */
+async function dropValues(tx: Tx, emit: Emit, realmId: number, fieldId: number, choices?: string[]): Promise<void> {
+  let q = tx.deleteFrom('custom_profile_field_values').where('realm_id', '=', realmId).where('field_id', '=', fieldId);
+  if (choices) {
+    if (choices.length === 0) return;
+    q = q.where('value', 'in', choices);
+  }
+  const dropped = await q.returning('user_id').execute();
+  if (dropped.length === 0) return;
+  const audience = await activeUserIds(tx, realmId);
+  for (const { user_id } of dropped.sort((a, b) => a.user_id - b.user_id)) notifyValue(emit, realmId, audience, user_id, fieldId, null, null);
+}
+
+export interface NewField {
+  name: string;
+  hint: string;
+  field_type: number;
+  field_data: FieldData | undefined;
+  display_in_profile_summary: boolean;
+  required: boolean;
+  editable_by_user: boolean;
+}
+
+/** POST /realm/profile_fields (spec endpoint 11, digest 1.11). */
+export async function createField(svc: Services, realm: Realm, actor: User, f: NewField): Promise<number> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  const data = f.field_data ?? {};
+  return transact(svc, async (tx, emit) => {
+    await lockFields(tx, realm.id);
+    if (f.display_in_profile_summary && (await countSummaryFields(tx, realm.id)) >= LIMITS.summaryFields) throw badRequest(SUMMARY_FULL);
+    const name = f.name.trim();
+    checkFieldDefinition({ name, hint: f.hint, type: f.field_type, data, displayInProfileSummary: f.display_in_profile_summary });
+    // A built-in external account brings its own label and hint.
+    const account = isDefaultExternalAccount(f.field_type, data) ? DEFAULT_EXTERNAL_ACCOUNTS[data.subtype as string] : undefined;
+    const label = account ? account.name : name;
+    if (await labelInUse(tx, realm.id, label)) throw badRequest(LABEL_IN_USE);
+    const row = await tx
+      .insertInto('custom_profile_fields')
+      .values({
+        realm_id: realm.id,
+        name: label,
+        hint: account ? account.hint : f.hint,
+        field_type: f.field_type,
+        field_data: account ? JSON.stringify({ subtype: data.subtype }) : hasFieldData(f.field_type) ? JSON.stringify(data) : '',
+        order: await nextOrder(tx, realm.id),
+        display_in_profile_summary: f.display_in_profile_summary,
+        required: f.required,
+        editable_by_user: f.editable_by_user,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await notifyFields(tx, emit, realm.id);
+    return row.id;
+  });
+}
+
+export interface FieldChanges {
+  name?: string;
+  hint?: string;
+  field_data?: FieldData;
+  display_in_profile_summary?: boolean;
+  required?: boolean;
+  editable_by_user?: boolean;
+}
+
+/** A built-in external account keeps its label, hint and data; the flags may change. */
+function changesDefinition(field: CustomProfileField, c: FieldChanges): boolean {
+  return (
+    (c.name !== undefined && c.name !== field.name) ||
+    (c.hint !== undefined && c.hint !== field.hint) ||
+    (c.field_data !== undefined && !isDeepStrictEqual(c.field_data, parseFieldData(field.field_data)))
+  );
+}
+
+/** PATCH /realm/profile_fields/{field_id}. */
+export async function updateField(svc: Services, realm: Realm, actor: User, fieldId: number, changes: FieldChanges): Promise<void> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  const c = { ...changes, name: changes.name?.trim() };
+  await transact(svc, async (tx, emit) => {
+    await lockFields(tx, realm.id);
+    const field = await getField(tx, realm.id, fieldId);
+    if (c.display_in_profile_summary && (await countSummaryFields(tx, realm.id, field.id)) >= LIMITS.summaryFields) throw badRequest(SUMMARY_FULL);
+    const stored = parseFieldData(field.field_data);
+    if (isDefaultExternalAccount(field.field_type, stored) && changesDefinition(field, c)) throw badRequest('Default custom field cannot be updated.');
+    const data = c.field_data ?? stored;
+    checkFieldDefinition({
+      name: c.name ?? field.name,
+      hint: c.hint ?? field.hint,
+      type: field.field_type,
+      data,
+      displayInProfileSummary: c.display_in_profile_summary ?? field.display_in_profile_summary,
+    });
+    if (c.name !== undefined && (await labelInUse(tx, realm.id, c.name, field.id))) throw badRequest(LABEL_IN_USE);
+    if (c.field_data !== undefined && field.field_type === FIELD_TYPE.SELECT) {
+      // Users who had chosen an option that is gone no longer have a value.
+      const removed = Object.keys(stored).filter((key) => !Object.hasOwn(data, key));
+      await dropValues(tx, emit, realm.id, field.id, removed);
+    }
+    await tx
+      .updateTable('custom_profile_fields')
+      .set({
+        name: c.name ?? field.name,
+        hint: c.hint ?? field.hint,
+        field_data: c.field_data !== undefined && hasFieldData(field.field_type) ? JSON.stringify(c.field_data) : field.field_data,
+        display_in_profile_summary: c.display_in_profile_summary ?? field.display_in_profile_summary,
+        required: c.required ?? field.required,
+        editable_by_user: c.editable_by_user ?? field.editable_by_user,
+      })
+      .where('id', '=', field.id)
+      .execute();
+    await notifyFields(tx, emit, realm.id);
+  });
+}
+
+/** DELETE /realm/profile_fields/{field_id}: the field and every value of it. */
+export async function deleteField(svc: Services, realm: Realm, actor: User, fieldId: number): Promise<void> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  await transact(svc, async (tx, emit) => {
+    await lockFields(tx, realm.id);
+    const field = await getField(tx, realm.id, fieldId);
+    // Clients hold the values in their user lists: they hear of each removal.
+    await dropValues(tx, emit, realm.id, field.id);
+    await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
+    await notifyFields(tx, emit, realm.id);
+  });
+}
+
+/** PATCH /realm/profile_fields: `order` lists every field id; positions become 0, 1, 2... */
+export async function reorderFields(svc: Services, realm: Realm, actor: User, order: number[]): Promise<void> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  // A repeated id takes its last position, as in Zulip.
+  const position = new Map(order.map((id, i) => [id, i]));
+  await transact(svc, async (tx, emit) => {
+    await lockFields(tx, realm.id);
+    const fields = await listFields(tx, realm.id);
+    if (fields.some((f) => !position.has(f.id))) throw badRequest('Invalid order mapping.');
+    for (const f of fields) {
+      await tx.updateTable('custom_profile_fields').set({ order: position.get(f.id)! }).where('id', '=', f.id).execute();
+    }
+    await notifyFields(tx, emit, realm.id);
+  });
+}
+
+/**
+ * Sets or removes `target`'s values, in order, inside the caller's transaction.
+ * Administrators may set any field; others only fields `editable_by_user`.
+ * Unchanged values send nothing. Used by PATCH /users/{id} and the own-profile endpoints.
+ */
+export async function applyProfileData(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  actor: User,
+  target: User,
+  entries: readonly ProfileDataEntry[],
+): Promise<void> {
+  if (target.is_bot) throw badRequest('Bots cannot have custom profile field values');
+  let audience: number[] | undefined;
+  const notify = async (fieldId: number, value: string | null, rendered: string | null) => {
+    audience ??= await activeUserIds(tx, realm.id);
+    notifyValue(emit, realm.id, audience, target.id, fieldId, value, rendered);
+  };
+  for (const entry of entries) {
+    const field = await getField(tx, realm.id, entry.id);
+    if (!isAdmin(actor) && !field.editable_by_user) {
+      throw badRequest('You are not allowed to change this field. Contact an administrator to update it.');
+    }
+    const existing = await getValue(tx, realm.id, field.id, target.id);
+    if (entry.value === null || isEmptyValue(entry.value)) {
+      if (!existing) continue;
+      await tx
+        .deleteFrom('custom_profile_field_values')
+        .where('realm_id', '=', realm.id)
+        .where('field_id', '=', field.id)
+        .where('user_id', '=', target.id)
+        .execute();
+      await notify(field.id, null, null);
+      continue;
+    }
+    const value = await checkValue(tx, realm.id, field, entry.value);
+    if (existing?.value === value) continue;
+    const rendered = isRenderable(field.field_type) ? await renderHtml(svc, realm, value, tx) : null;
+    await tx
+      .insertInto('custom_profile_field_values')
+      .values({ realm_id: realm.id, field_id: field.id, user_id: target.id, value, rendered_value: rendered })
+      .onConflict((oc) => oc.columns(['field_id', 'user_id']).doUpdateSet({ value, rendered_value: rendered }))
+      .execute();
+    await notify(field.id, value, rendered);
+  }
+}
+
+/** Bots have no profile: the own-profile endpoints are for people (Zulip's human_users_only). */
+function checkHuman(actor: User): void {
+  if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+}
+
+/** PATCH /users/me/profile_data. */
+export async function updateOwnProfileData(svc: Services, realm: Realm, actor: User, entries: ProfileDataEntry[]): Promise<void> {
+  checkHuman(actor);
+  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries));
+}
+
+/** DELETE /users/me/profile_data: `fieldIds` whose values to remove (absent values are fine). */
+export async function removeOwnProfileData(svc: Services, realm: Realm, actor: User, fieldIds: number[]): Promise<void> {
+  checkHuman(actor);
+  const entries = fieldIds.map((id) => ({ id, value: null }));
+  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries));
+}

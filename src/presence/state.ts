@@ -1,0 +1,90 @@
+// Register's `presence` section: `presences`, `presence_last_update_id` and
+// `server_timestamp`. Presence is kept current by polling; events only bring
+// users who come online (digest 3.3), and the entries of users who leave.
+
+import type { RegisterContext, State, StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
+import { visiblePresenceRows } from './queries.ts';
+import { legacyPresence, presenceDict, type LegacyClientPresence } from './format.ts';
+
+/** Clients that take simplified presence events get the modern format (keyed by user id). */
+const isModern = (ctx: RegisterContext) => ctx.slimPresence || ctx.capabilities.simplified_presence_events;
+
+interface Cache {
+  /** The API email of each user with an entry (legacy entries are keyed by it). */
+  emails: Map<number, string>;
+  /** Entries of deactivated users, back if they are reactivated. */
+  hidden: Map<number, unknown>;
+}
+
+function cacheOf(ctx: RegisterContext): Cache {
+  let cache = ctx.cache.get('presence') as Cache | undefined;
+  if (!cache) ctx.cache.set('presence', (cache = { emails: new Map(), hidden: new Map() }));
+  return cache;
+}
+
+export const presenceSection: StateSection = {
+  types: ['presence'],
+  async fetch(ctx) {
+    // Spectators see nobody's presence.
+    if (!ctx.user) return { presences: {}, server_timestamp: Date.now() / 1000 };
+    const modern = isModern(ctx);
+    const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(ctx.svc.db, ctx.realm, ctx.user, {
+      modern,
+      historyDays: ctx.presenceHistoryLimitDays,
+    });
+    const { emails } = cacheOf(ctx);
+    for (const row of rows) emails.set(row.user_id, row.email);
+    return { presences: presenceDict(rows, modern), server_timestamp: serverTimestamp, presence_last_update_id: lastUpdateId };
+  },
+  apply(state, event, ctx) {
+    if (event.type === 'presence') applyPresence(state, event, ctx);
+    else if (event.type === 'realm_user' && event.op === 'update') applyUserChange(state, event.person as Record<string, unknown>, ctx);
+    // Presence turned off for the organization: nobody's is shown (turned back on, clients poll).
+    else if (event.type === 'realm' && event.op === 'update' && event.property === 'presence_disabled' && event.value === true) state.presences = {};
+  },
+};
+
+function applyPresence(state: State, event: ServerEvent, ctx: RegisterContext): void {
+  const presences = state.presences as Record<string, unknown>;
+  if (event.presences) {
+    // Simplified events: modern entries keyed by user id, as the state is.
+    Object.assign(presences, event.presences);
+    return;
+  }
+  const website = (event.presence as Record<string, LegacyClientPresence>).website;
+  if (isModern(ctx)) {
+    // Slim clients with legacy events: the event tells only the newest of the two times.
+    const key = String(event.user_id);
+    const previous = presences[key] as { active_timestamp: number; idle_timestamp: number } | undefined;
+    presences[key] =
+      website.status === 'active'
+        ? { active_timestamp: website.timestamp, idle_timestamp: Math.max(website.timestamp, previous?.idle_timestamp ?? 0) }
+        : { active_timestamp: previous?.active_timestamp ?? website.timestamp, idle_timestamp: website.timestamp };
+    return;
+  }
+  cacheOf(ctx).emails.set(event.user_id as number, event.email as string);
+  presences[event.email as string] = legacyPresence(website);
+}
+
+function applyUserChange(state: State, person: Record<string, unknown>, ctx: RegisterContext): void {
+  const presences = state.presences as Record<string, unknown>;
+  const userId = person.user_id as number;
+  const cache = cacheOf(ctx);
+  const key = isModern(ctx) ? String(userId) : cache.emails.get(userId);
+  if (typeof person.new_email === 'string' && !isModern(ctx)) {
+    if (key !== undefined && key in presences) {
+      presences[person.new_email] = presences[key];
+      delete presences[key];
+    }
+    cache.emails.set(userId, person.new_email);
+    return;
+  }
+  if (person.is_active === false && key !== undefined && key in presences) {
+    cache.hidden.set(userId, presences[key]);
+    delete presences[key];
+  } else if (person.is_active === true && key !== undefined && cache.hidden.has(userId)) {
+    presences[key] = cache.hidden.get(userId);
+    cache.hidden.delete(userId);
+  }
+}

@@ -1,0 +1,22 @@
+import type { Router } from '../http/router.ts';
+import { p } from '../http/params.ts';
+import { registerPushDevice } from './actions.ts';
+import { base64, MAX_KEY_LENGTH, MAX_REGISTRATION_LENGTH } from './validation.ts';
+
+export function pushRoutes(r: Router): void {
+  r.route(
+    'POST',
+    '/mobile_push/register',
+    {
+      token_kind: p.choice(['fcm', 'apns']),
+      push_account_id: p.int(),
+      push_public_key: p.str(base64(MAX_KEY_LENGTH)),
+      bouncer_public_key: p.str(base64(MAX_KEY_LENGTH)),
+      encrypted_push_registration: p.str(base64(MAX_REGISTRATION_LENGTH)),
+    },
+    async (ctx, q) => {
+      await registerPushDevice(ctx.svc, ctx.realm, ctx.user, q);
+      return {};
+    },
+  );
+}

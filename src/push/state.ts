@@ -1,0 +1,15 @@
+// Register's `push_devices`: `{"<push_account_id>": {status, error_code}}` for the caller's registrations.
+
+import type { StateSection } from '../events/state.ts';
+import { pushDevicesOf } from './queries.ts';
+
+export const pushDevicesSection: StateSection = {
+  types: ['push_device'],
+  async fetch(ctx) {
+    return { push_devices: ctx.user ? await pushDevicesOf(ctx.svc.db, ctx.user.id) : {} };
+  },
+  apply(state, event) {
+    if (event.type !== 'push_device') return;
+    state.push_devices[event.push_account_id as string] = { status: event.status, error_code: event.error_code ?? null };
+  },
+};

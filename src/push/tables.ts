@@ -1,0 +1,25 @@
+import type { Generated, Selectable } from 'kysely';
+import type { Timestamp } from '../realm/tables.ts';
+
+/** An E2EE push registration of one app install (one per user and push_account_id). */
+export interface PushDeviceTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  /** Client-generated; echoed in pushes. */
+  push_account_id: number;
+  token_kind: string;
+  push_public_key: string;
+  bouncer_public_key: string;
+  encrypted_push_registration: string;
+  /** 'pending' until the push service accepts it ('active') or refuses it ('failed'). */
+  status: string;
+  error_code: string | null;
+  date_created: Timestamp;
+}
+
+export interface PushTables {
+  push_devices: PushDeviceTable;
+}
+
+export type PushDevice = Selectable<PushDeviceTable>;

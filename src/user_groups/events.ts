@@ -1,0 +1,62 @@
+// `user_group` events (digest 3.3): every active user of the organization hears
+// of every named group. Events about a deactivated group carry
+// `hidden.group_deactivated`, so that clients without include_deactivated_groups
+// (which do not know the group) skip them (events/shape.ts).
+//
+// Also the membership events that follow from changes to users: a role change
+// moves the user between system groups; a new or reactivated user is (again) a
+// member of their groups and of the anonymous setting values that name them. A
+// deactivated user belongs to nothing: clients drop them on the realm_user event.
+
+import type { Executor } from '../db/schema.ts';
+import type { Emit } from '../db/transact.ts';
+import type { ServerEvent } from '../events/types.ts';
+import type { User } from '../users/tables.ts';
+import { activeUserIds } from '../users/queries.ts';
+import { groupSettingValue, type GroupSettingValue } from './group-setting.ts';
+import type { GroupPermission } from './permission-settings.ts';
+import type { MembershipChanges } from './system-group-actions.ts';
+import { directMembershipsOf, settingColumn, type UserGroupRow } from './queries.ts';
+import { ACTIVE_ONLY } from './format.ts';
+
+export type GroupEventSender = (
+  group: Pick<UserGroupRow, 'id' | 'deactivated'>,
+  event: Omit<ServerEvent, 'type'>,
+  hidden?: Record<string, unknown>,
+) => void;
+
+/** Emits user_group events to the organization's active users (read once, for several events). */
+export async function groupEventSender(db: Executor, emit: Emit, realmId: number): Promise<GroupEventSender> {
+  const users = await activeUserIds(db, realmId);
+  return (group, event, hidden = {}) => {
+    const all = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
+    emit(realmId, { type: 'user_group', ...event }, users, Object.keys(all).length > 0 ? { hidden: all } : undefined);
+  };
+}
+
+/** After a role change: the system groups an active user left and joined. */
+export async function announceMembershipChanges(
+  db: Executor,
+  emit: Emit,
+  user: Pick<User, 'id' | 'realm_id' | 'is_active'>,
+  changes: MembershipChanges,
+): Promise<void> {
+  // A deactivated user is in no group's member list: nothing visible changes.
+  if (!user.is_active || changes.added.length + changes.removed.length === 0) return;
+  const send = await groupEventSender(db, emit, user.realm_id);
+  for (const id of changes.removed) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: [user.id] });
+  for (const id of changes.added) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: [user.id] });
+}
+
+/** After a user is created or reactivated: the groups and group settings they are a direct member of. */
+export async function announceMemberships(db: Executor, emit: Emit, user: Pick<User, 'id' | 'realm_id'>): Promise<void> {
+  const { named, settingHolders } = await directMembershipsOf(db, user.realm_id, user.id);
+  if (named.length + settingHolders.length === 0) return;
+  const send = await groupEventSender(db, emit, user.realm_id);
+  for (const group of named) send(group, { op: 'add_members', group_id: group.id, user_ids: [user.id] });
+  for (const { group, settings } of settingHolders) {
+    const data: Partial<Record<GroupPermission, GroupSettingValue>> = {};
+    for (const s of settings) data[s] = await groupSettingValue(db, group[settingColumn(s)]!, ACTIVE_ONLY);
+    send(group, { op: 'update', group_id: group.id, data });
+  }
+}

@@ -1,0 +1,74 @@
+// Register's `realm_user_groups` section: the organization's named groups
+// (deactivated ones only for clients with include_deactivated_groups), kept up to
+// date by user_group events and by user deactivations (a deactivated user is a
+// member of nothing; the realm_user event says so).
+
+import type { State, StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
+import type { GroupSettingValue } from './group-setting.ts';
+import { listGroups, type ApiUserGroup } from './format.ts';
+import { GROUP_SETTING_NAMES } from './queries.ts';
+
+export const userGroupsSection: StateSection = {
+  types: ['realm_user_groups'],
+  async fetch(ctx) {
+    // Spectators see no groups: member lists are for members.
+    if (!ctx.user) return { realm_user_groups: [] };
+    const includeDeactivated = ctx.capabilities.include_deactivated_groups;
+    return { realm_user_groups: await listGroups(ctx.svc.db, ctx.realm.id, { includeDeactivated }) };
+  },
+  apply(state, event) {
+    if (!Array.isArray(state.realm_user_groups)) return;
+    if (event.type === 'user_group') applyGroupEvent(state, event);
+    const person = event.person as { user_id: number; is_active?: boolean } | undefined;
+    if (event.type === 'realm_user' && event.op === 'update' && person?.is_active === false) forgetUser(state, person.user_id);
+  },
+};
+
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
+
+function applyGroupEvent(state: State, event: ServerEvent): void {
+  const groups = state.realm_user_groups as ApiUserGroup[];
+  const groupId = (event.group_id ?? (event.group as ApiUserGroup | undefined)?.id) as number;
+  const group = groups.find((g) => g.id === groupId);
+  // Copies: the event objects may still be queued for the client.
+  switch (event.op) {
+    case 'add':
+      state.realm_user_groups = [...groups.filter((g) => g.id !== groupId), structuredClone(event.group as ApiUserGroup)].sort(byId);
+      return;
+    case 'remove':
+      state.realm_user_groups = groups.filter((g) => g.id !== groupId);
+      return;
+  }
+  if (!group) return;
+  const ids = (event.user_ids ?? event.direct_subgroup_ids) as number[];
+  switch (event.op) {
+    case 'update':
+      Object.assign(group, structuredClone(event.data as Partial<ApiUserGroup>));
+      break;
+    case 'add_members':
+      group.members = sorted([...group.members, ...ids]);
+      break;
+    case 'remove_members':
+      group.members = group.members.filter((id) => !ids.includes(id));
+      break;
+    case 'add_subgroups':
+      group.direct_subgroup_ids = sorted([...group.direct_subgroup_ids, ...ids]);
+      break;
+    case 'remove_subgroups':
+      group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id) => !ids.includes(id));
+      break;
+  }
+}
+
+/** A deactivated user leaves every member list and every setting value that names them. */
+function forgetUser(state: State, userId: number): void {
+  for (const group of state.realm_user_groups as ApiUserGroup[]) {
+    group.members = group.members.filter((id) => id !== userId);
+    for (const setting of GROUP_SETTING_NAMES) {
+      const value: GroupSettingValue = group[setting];
+      if (typeof value === 'object') group[setting] = { ...value, direct_members: value.direct_members.filter((id) => id !== userId) };
+    }
+  }
+}

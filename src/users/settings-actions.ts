@@ -1,0 +1,161 @@
+// PATCH /settings: a user's own account settings (digest section 2 "Settings").
+// Everything is checked before anything is written; the changes are written in
+// one transaction. Each changed setting sends `user_settings/update` to the
+// user's queues (with the legacy event for clients without
+// `user_settings_object`); changes others can see send `realm_user` events.
+
+import { apiEmailFor } from './format.ts';
+import type { Services } from '../services.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from './tables.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { badRequest } from '../http/errors.ts';
+import { realmHost, settingsOf } from '../realm/queries.ts';
+import { isAdmin } from './roles.ts';
+import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
+import { emailInUse, getUser } from './queries.ts';
+import { canSeeDeliveryEmail } from './format.ts';
+import { avatarFacet, notifyUsers } from './actions.ts';
+import {
+  EMAIL_ADDRESS_VISIBILITY,
+  LANGUAGES,
+  USER_SETTINGS,
+  canonicalTimezone,
+  storedSettings,
+  userSettings,
+  type SettingValue,
+  type UserSettingName,
+  type UserSettingSpec,
+  type UserSettings,
+} from './settings.ts';
+import { recordPresence } from '../presence/actions.ts';
+import { OFFLINE_THRESHOLD_SECS } from '../presence/format.ts';
+import { deleteAllDrafts } from '../drafts/actions.ts';
+import type { Config } from '../config.ts';
+
+export interface SettingsChanges {
+  full_name?: string;
+  email?: string;
+  old_password?: string;
+  new_password?: string;
+  settings: Partial<UserSettings>;
+}
+
+async function checkPasswordChange(svc: Services, realm: Realm, user: User, oldPassword: string, newPassword: string): Promise<string> {
+  // Failed attempts count with failed logins of the same account.
+  const { loginFailures, loginWindowSeconds } = svc.config.rateLimit;
+  const key = `login:${realm.id}:${user.delivery_email.toLowerCase()}`;
+  const limit = svc.rateLimiter.peek(key, loginFailures, loginWindowSeconds);
+  if (!limit.allowed) throw badRequest(`You're making too many attempts! Try again in ${Math.ceil(limit.retryAfter)} seconds.`);
+  const ok = user.password_hash !== null && (await svc.passwords.verify(user.password_hash, oldPassword));
+  if (!ok) {
+    svc.rateLimiter.hit(key, loginFailures, loginWindowSeconds);
+    throw badRequest('Wrong password!');
+  }
+  try {
+    checkPasswordStrength(newPassword);
+  } catch {
+    throw badRequest('New password is too weak!');
+  }
+  svc.rateLimiter.reset(key);
+  return svc.passwords.hash(newPassword);
+}
+
+/**
+ * Email changes need the owner of the new address to confirm it by email, and
+ * this server sends no email: after the same checks as a confirmed change, the
+ * request is refused (owners with `can_change_user_emails` change addresses
+ * through PATCH /users/{id}). See docs/DECISIONS.md.
+ */
+async function checkEmailChange(svc: Services, realm: Realm, user: User, raw: string): Promise<void> {
+  const email = raw.trim();
+  if (email === user.delivery_email) return;
+  if (settingsOf(realm).email_changes_disabled && !isAdmin(user)) throw badRequest('Email address changes are disabled in this organization.');
+  if (!isValidEmail(email)) throw badRequest('Invalid address.');
+  if (await emailInUse(svc.db, realm.id, email, user.id)) throw badRequest('Email is already in use.');
+  throw badRequest('Email address changes need a confirmation email, which this server cannot send. Ask an organization owner to change your email address.');
+}
+
+export async function updateSettings(svc: Services, realm: Realm, actor: User, changes: SettingsChanges): Promise<void> {
+  // The authenticated row may be a few seconds old: decide on a fresh one.
+  const current = (await getUser(svc.db, realm.id, actor.id))!;
+  const passwordHash =
+    changes.new_password !== undefined && changes.new_password !== ''
+      ? await checkPasswordChange(svc, realm, current, changes.old_password ?? '', changes.new_password)
+      : undefined;
+  if (changes.email !== undefined) await checkEmailChange(svc, realm, current, changes.email);
+  let fullName: string | undefined;
+  if (changes.full_name !== undefined && changes.full_name !== current.full_name) {
+    // Like Zulip, a name change the organization forbids is silently not made.
+    if (!settingsOf(realm).name_changes_disabled || isAdmin(current)) fullName = checkFullName(changes.full_name);
+  }
+  const requested = { ...changes.settings };
+  if (requested.timezone !== undefined) requested.timezone = canonicalTimezone(requested.timezone as string)!;
+
+  await transact(svc, async (tx, emit) => {
+    const before = await tx.selectFrom('users').selectAll().where('id', '=', actor.id).forUpdate().executeTakeFirstOrThrow();
+    const old = userSettings(before);
+    const changed = (Object.entries(requested) as [UserSettingName, SettingValue][]).filter(([name, value]) => old[name] !== value);
+    if (passwordHash === undefined && (fullName === undefined || fullName === before.full_name) && changed.length === 0) return;
+
+    const values = Object.fromEntries(changed) as Partial<UserSettings>;
+    const visibility = values.email_address_visibility as number | undefined;
+    const after = await tx
+      .updateTable('users')
+      .set({
+        ...(fullName !== undefined ? { full_name: fullName } : {}),
+        ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+        ...(values.timezone !== undefined ? { timezone: values.timezone as string } : {}),
+        ...(visibility !== undefined ? { email: apiEmailFor(before, visibility, realm, svc.config) } : {}),
+        settings: JSON.stringify(storedSettings(before.settings, values)),
+      })
+      .where('id', '=', before.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+
+    if (fullName !== undefined && fullName !== before.full_name) {
+      await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
+    }
+    for (const [name, value] of changed) emitSettingChange(emit, realm, after, name, value);
+    if (values.timezone !== undefined) {
+      await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
+    }
+    if (visibility !== undefined) await announceEmailVisibility(tx, emit, realm, before, after);
+    if (values.presence_enabled !== undefined) await announcePresenceSharing(tx, emit, realm, after, values.presence_enabled as boolean);
+    // Turning synchronization off deletes the server's copies (clients keep theirs): no events.
+    if (values.enable_drafts_synchronization === false) await deleteAllDrafts(tx, after.id);
+  });
+}
+
+function emitSettingChange(emit: Emit, realm: Realm, user: User, name: UserSettingName, value: SettingValue): void {
+  const language = name === 'default_language' ? { language_name: LANGUAGES[value as string] } : {};
+  const legacyGroup = (USER_SETTINGS[name] as UserSettingSpec).legacy;
+  const legacy =
+    legacyGroup === 'display'
+      ? { type: 'update_display_settings', user: user.email, setting_name: name, setting: value, ...language }
+      : legacyGroup === 'notification'
+        ? { type: 'update_global_notifications', user: user.email, notification_name: name, setting: value }
+        : undefined;
+  emit(realm.id, { type: 'user_settings', op: 'update', property: name, value, ...language }, [user.id], legacy ? { hidden: { legacy } } : {});
+}
+
+/** Who sees the real address changed: tell exactly those, and everyone about a new API email. */
+async function announceEmailVisibility(tx: Tx, emit: Emit, realm: Realm, before: User, after: User): Promise<void> {
+  const viewChanged = (viewer: Pick<User, 'id' | 'role'>) => canSeeDeliveryEmail(viewer, before) !== canSeeDeliveryEmail(viewer, after);
+  await notifyUsers(tx, emit, realm, after, 'update', (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }), viewChanged);
+  if (after.email !== before.email) await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
+  // Clients that compute provider avatars can do so only for addresses they see.
+  if (after.avatar_source === 'G') await notifyUsers(tx, emit, realm, after, 'update', () => avatarFacet(after), viewChanged);
+}
+
+/**
+ * Turning presence sharing on shows the user online at once; turning it off
+ * leaves them as last seen well before the offline threshold, for as long as it
+ * stays off (pings are then not recorded).
+ */
+async function announcePresenceSharing(tx: Tx, emit: Emit, realm: Realm, user: User, enabled: boolean): Promise<void> {
+  const now = Date.now();
+  if (enabled) await recordPresence(tx, emit, realm, user, new Date(now), 'active', { force: true });
+  // Both times in the past (not just the connection): a user who joined a minute ago must not read as active.
+  else await recordPresence(tx, emit, realm, user, new Date(now - (OFFLINE_THRESHOLD_SECS + 120) * 1000), 'active', { force: true, replace: true });
+}
