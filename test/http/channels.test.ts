@@ -436,3 +436,22 @@ test('organizations do not share channels', async () => {
   assert.equal((await outsider.post('/users/me/subscriptions', { subscriptions: [{ name }] })).status, 200);
   assert.equal((await outsider.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [member.id] })).body.msg, 'No such user');
 });
+
+test('partial subscriber lists: complete below 250, else bots and recently active users', async () => {
+  const crowd: Client[] = [];
+  for (let i = 0; i < 250; i++) crowd.push(await server.createUser({ email: `crowd${i}@example.com`, fullName: `Crowd ${i}` }));
+  const name = fresh('crowded');
+  const res = await admin.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: crowd.map((c) => c.id) });
+  assert.equal(Object.keys(res.body.subscribed).length, 250);
+  // Two of them were active lately.
+  for (const c of crowd.slice(0, 2)) assert.equal((await c.post('/users/me/presence', { status: 'active' })).status, 200);
+  const state = (await crowd[0].post('/register', { fetch_event_types: ['subscription'], include_subscribers: 'partial' })).body;
+  const sub = state.subscriptions.find((s: any) => s.name === name);
+  assert.equal('subscribers' in sub, false);
+  assert.deepEqual(sub.partial_subscribers, [crowd[0].id, crowd[1].id]);
+  assert.equal(sub.subscriber_count, 250);
+  const full = (await crowd[0].post('/register', { fetch_event_types: ['subscription'], include_subscribers: true })).body;
+  assert.equal(full.subscriptions.find((s: any) => s.name === name).subscribers.length, 250);
+  const none = (await crowd[0].post('/register', { fetch_event_types: ['subscription'] })).body;
+  assert.equal('subscribers' in none.subscriptions.find((s: any) => s.name === name), false);
+});
