@@ -14,6 +14,7 @@ import { eventRoutes } from './events/routes.ts';
 import { userGroupRoutes } from './user_groups/routes.ts';
 import { channelRoutes } from './channels/routes.ts';
 import { channelFolderRoutes } from './channel_folders/routes.ts';
+import { messageRoutes } from './messages/routes.ts';
 import { customProfileFieldRoutes } from './custom_profile_fields/routes.ts';
 import { savedSnippetRoutes } from './saved_snippets/routes.ts';
 import { linkifierRoutes } from './linkifiers/routes.ts';
@@ -35,6 +36,7 @@ export function apiRoutes(): Router {
   userGroupRoutes(router);
   channelRoutes(router);
   channelFolderRoutes(router);
+  messageRoutes(router);
   customProfileFieldRoutes(router);
   savedSnippetRoutes(router);
   linkifierRoutes(router);

@@ -4,6 +4,7 @@ import type { RealmTables } from '../realm/tables.ts';
 import type { UserTables } from '../users/tables.ts';
 import type { UserGroupTables } from '../user_groups/tables.ts';
 import type { ChannelTables } from '../channels/tables.ts';
+import type { MessageTables } from '../messages/tables.ts';
 import type { CustomProfileFieldTables } from '../custom_profile_fields/tables.ts';
 import type { SavedSnippetTables } from '../saved_snippets/tables.ts';
 import type { LinkifierTables } from '../linkifiers/tables.ts';
@@ -18,6 +19,7 @@ export interface Database
     UserTables,
     UserGroupTables,
     ChannelTables,
+    MessageTables,
     CustomProfileFieldTables,
     SavedSnippetTables,
     LinkifierTables,

@@ -1,0 +1,47 @@
+// The events messages cause, built in one place.
+
+import type { Emit, Tx } from '../db/transact.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { Message } from './tables.ts';
+import { formatMessages, senderAvatarComputable } from './format.ts';
+import { flagNames } from './flags.ts';
+
+/**
+ * `message` to everyone who received it, each with their flags; a public
+ * channel's message also to queues that follow all public channels.
+ */
+export async function emitNewMessage(
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  message: Message,
+  sender: User,
+  recipients: User[],
+  flags: Map<number, number>,
+  opts: { publicChannel: boolean; localEcho?: { queueId: string; localId: string } },
+): Promise<void> {
+  // The shared copy: rendered content, full avatar URL, the empty topic as is; each queue adapts it.
+  const [formatted] = await formatMessages(tx, realm, [message], {
+    viewer: sender,
+    applyMarkdown: true,
+    clientSvcavatar: false,
+    allowEmptyTopicName: true,
+  });
+  const perUser: Record<number, Record<string, unknown>> = {};
+  for (const user of recipients) perUser[user.id] = { flags: flagNames(flags.get(user.id) ?? 0) };
+  emit(
+    realm.id,
+    { type: 'message', message: formatted },
+    recipients.map((u) => u.id),
+    {
+      perUser,
+      publicChannel: opts.publicChannel,
+      localEcho: opts.localEcho,
+      hidden: {
+        raw_content: message.content,
+        avatar_nullable_for: recipients.filter((u) => senderAvatarComputable(sender, u)).map((u) => u.id),
+      },
+    },
+  );
+}

@@ -1,0 +1,310 @@
+// Sending a message (spec endpoint 1, digest 1.1): where it goes, who may send
+// it, what it says, who receives it with which flags, and the events.
+
+import type { Services } from '../services.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
+import type { Channel } from '../channels/tables.ts';
+import { transact, type Tx } from '../db/transact.ts';
+import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
+import { escapeHtml } from '../markdown/util.ts';
+import { renderMarkdown } from '../rendering/index.ts';
+import type { RenderResult } from '../markdown/index.ts';
+import { settingsOf } from '../realm/queries.ts';
+import { userSettings } from '../users/settings.ts';
+import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts';
+import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
+import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
+import { emitChannelUpdate } from '../channels/events.ts';
+import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
+import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
+import { FLAG_BITS } from './flags.ts';
+import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
+import { channelRecipientId, dmRecipientId } from './recipients.ts';
+import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
+import { emitNewMessage } from './events.ts';
+
+export interface SendRequest {
+  type: 'stream' | 'private';
+  to: string | undefined;
+  topic: string | undefined;
+  content: string;
+  queue_id?: string;
+  local_id?: string;
+  read_by_sender?: boolean;
+  clientName: string;
+}
+
+/** Above this many subscribers (or topic participants), wildcard mentions need permission. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** Clients whose users read what they send (digest 1.1). */
+const READING_CLIENTS = ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android'];
+
+export function channelDoesNotExistError(address: { name: string } | { id: number }): ApiError {
+  if ('id' in address) {
+    return new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${address.id}' does not exist`, { data: { stream_id: address.id } });
+  }
+  return new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${escapeHtml(address.name)}' does not exist`, { data: { stream: address.name } });
+}
+
+/** The channel's effective topics policy (inherit = the organization's). */
+export function topicsPolicyOf(realm: Realm, channel: Channel): string {
+  if (channel.topics_policy !== 'inherit') return channel.topics_policy;
+  const settings = settingsOf(realm);
+  return settings.mandatory_topics ? 'disable_empty_topic' : settings.topics_policy;
+}
+
+export function checkTopicAllowed(realm: Realm, channel: Channel, topic: string): void {
+  const policy = topicsPolicyOf(realm, channel);
+  if (policy === 'disable_empty_topic' && topic === '') {
+    throw badRequest('Sending messages to the general chat topic is not allowed in this channel.');
+  }
+  if (policy === 'empty_topic_only' && topic !== '') throw badRequest('Only the general chat topic is allowed in this channel.');
+}
+
+/** Who may post in a channel (can_send_message_group), and reach it at all. */
+export function checkCanPost(viewer: ChannelViewer, channel: Channel): void {
+  if (channel.is_archived || !hasContentAccess(viewer, channel)) throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+  if (!holdsChannelPermission(viewer, channel, 'can_send_message_group')) throw badRequest('You do not have permission to post in this channel.');
+}
+
+async function resolveChannel(tx: Tx, viewer: ChannelViewer, to: string | undefined): Promise<Channel> {
+  if (to === undefined) throw badRequest('Missing channel');
+  const address = channelAddress(to);
+  const channel = 'id' in address ? await getChannel(tx, viewer.realm.id, address.id) : await getChannelByName(tx, viewer.realm.id, address.name.trim());
+  if (!channel) throw channelDoesNotExistError(address);
+  checkCanPost(viewer, channel);
+  return channel;
+}
+
+async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
+  if (to === undefined) throw missingArgument('to');
+  const address = directAddress(to);
+  const access = await accessibleUsers(tx, realm, sender);
+  const users: User[] = [];
+  if ('ids' in address) {
+    const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', 'in', address.ids).execute();
+    for (const id of address.ids) {
+      const user = rows.find((u) => u.id === id);
+      if (!user || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
+      users.push(user);
+    }
+  } else {
+    for (const email of address.emails) {
+      const user = await getUserByEmail(tx, realm.id, email);
+      if (!user || !canAccess(access, user.id)) throw badRequest(`Invalid email '${email}'`);
+      users.push(user);
+    }
+  }
+  for (const user of users) if (!user.is_active && !user.is_bot) throw badRequest(`'${user.email}' is no longer using Confab.`);
+  return users;
+}
+
+/** The organization's direct message policies, for a conversation among `participants`. */
+async function checkDirectMessagePolicy(tx: Tx, realm: Realm, sender: User, participants: User[], recipientId: number): Promise<void> {
+  const others = participants.filter((u) => u.id !== sender.id);
+  if (others.length === 0) return;
+  const system = await systemGroupIds(tx, realm.id);
+  const permission = realm.group_settings.direct_message_permission_group;
+  const setting = REALM_PERMISSION_SETTINGS.direct_message_permission_group;
+  // Allowed when someone in the conversation is in the group (bots always may receive).
+  let allowed = others.every((u) => u.is_bot) || (await hasPermission(tx, sender, setting, permission));
+  for (const u of others) if (!allowed && (await hasPermission(tx, u, setting, permission))) allowed = true;
+  if (!allowed) {
+    if (permission === system['role:nobody']) throw badRequest('Direct messages are disabled in this organization.');
+    throw badRequest('You do not have permission to send direct messages to this recipient.');
+  }
+  const initiator = realm.group_settings.direct_message_initiator_group;
+  if (!(await hasPermission(tx, sender, REALM_PERMISSION_SETTINGS.direct_message_initiator_group, initiator))) {
+    const earlier = await tx.selectFrom('messages').select('id').where('recipient_id', '=', recipientId).limit(1).executeTakeFirst();
+    if (!earlier) throw badRequest('You do not have permission to initiate direct message conversations.');
+  }
+}
+
+/** Users who took part in a topic: those a topic wildcard mention reaches. */
+async function topicParticipants(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
+  const rows = await tx
+    .selectFrom('messages')
+    .select('sender_id')
+    .distinct()
+    .where('channel_id', '=', channelId)
+    .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
+    .execute();
+  return new Set(rows.map((r) => r.sender_id));
+}
+
+/** Users in a group a message mentions, and whether the sender may mention it. */
+async function mentionedGroupMembers(tx: Tx, realm: Realm, sender: User, groupIds: number[]): Promise<Set<number>> {
+  const members = new Set<number>();
+  const senderGroups = await userGroupIds(tx, sender.id);
+  for (const groupId of groupIds) {
+    const group = await tx
+      .selectFrom('user_groups')
+      .select(['id', 'name', 'can_mention_group_id', 'deactivated'])
+      .where('realm_id', '=', realm.id)
+      .where('id', '=', groupId)
+      .executeTakeFirst();
+    if (!group || group.deactivated) continue;
+    if (group.can_mention_group_id !== null && !senderGroups.has(group.can_mention_group_id)) {
+      throw badRequest(`You are not allowed to mention user group '${group.name}'.`);
+    }
+    for (const id of await groupMemberIds(tx, groupId)) members.add(id);
+  }
+  return members;
+}
+
+/** The policy a send changes for the sender (or a mentioned user), if any (digest 1.1). */
+async function automaticPolicy(
+  tx: Tx,
+  user: User,
+  channel: Channel,
+  topic: string,
+  reason: { sent: boolean; initiated: boolean; mentioned: boolean },
+): Promise<VisibilityPolicy | undefined> {
+  const s = userSettings(user);
+  const applies = (policy: unknown) => policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false;
+  const current = await visibilityPolicy(tx, user.id, channel.id, topic);
+  if (current === VISIBILITY.FOLLOWED) return undefined;
+  if ((reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned)) {
+    return VISIBILITY.FOLLOWED;
+  }
+  if (current === VISIBILITY.UNMUTED || !reason.sent) return undefined;
+  const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', user.id).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
+  if (sub?.is_muted && applies(s.automatically_unmute_topics_in_muted_streams_policy)) return VISIBILITY.UNMUTED;
+  return undefined;
+}
+
+export interface SendResult {
+  id: number;
+  automatic_new_visibility_policy?: number;
+}
+
+export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
+  if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
+  const content = normalizeContent(req.content);
+  let topic = '';
+  if (req.type === 'stream') {
+    if (req.topic === undefined) throw badRequest('Missing topic');
+    topic = normalizeTopic(req.topic);
+  }
+  return transact(svc, async (tx, emit) => {
+    const viewer = await channelViewer(tx, realm, sender);
+    let channel: Channel | undefined;
+    let participants: User[];
+    let recipientId: number;
+    if (req.type === 'stream') {
+      channel = await resolveChannel(tx, viewer, req.to);
+      checkTopicAllowed(realm, channel, topic);
+      recipientId = await channelRecipientId(tx, realm.id, channel.id);
+      const subscribed = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
+      const ids = [...new Set([...subscribed, sender.id])];
+      participants = await tx.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+    } else {
+      const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
+      participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      recipientId = await dmRecipientId(
+        tx,
+        realm.id,
+        participants.map((u) => u.id),
+      );
+      await checkDirectMessagePolicy(tx, realm, sender, participants, recipientId);
+    }
+
+    const rendered = await renderMarkdown(svc, { realm, content, author: sender, db: tx, onFailure: 'error' });
+    const recipientIds = new Set(participants.map((u) => u.id));
+    const flags = await mentionFlags(tx, realm, sender, channel, topic, rendered, recipientIds);
+
+    const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
+    if (readBySender) flags.set(sender.id, (flags.get(sender.id) ?? 0) | FLAG_BITS.read);
+
+    const initiated = channel !== undefined && (await topicParticipants(tx, channel.id, topic)).size === 0;
+    const firstInChannel =
+      channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
+    const message = await tx
+      .insertInto('messages')
+      .values({
+        realm_id: realm.id,
+        sender_id: sender.id,
+        recipient_id: recipientId,
+        channel_id: channel?.id ?? null,
+        topic,
+        content,
+        rendered_content: rendered.html,
+        date_sent: new Date(),
+        client: req.clientName,
+        is_me_message: rendered.is_me_message,
+        has_link: rendered.has_link,
+        has_image: rendered.has_image,
+        has_attachment: rendered.has_attachment,
+        last_edit_at: null,
+        last_moved_at: null,
+        edit_history: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await tx
+      .insertInto('user_messages')
+      .values([...recipientIds].map((user_id) => ({ realm_id: realm.id, user_id, message_id: message.id, flags: flags.get(user_id) ?? 0 })))
+      .execute();
+
+    await emitNewMessage(tx, emit, realm, message, sender, participants, flags, {
+      publicChannel: channel !== undefined && !channel.invite_only,
+      localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
+    });
+    if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
+
+    const result: SendResult = { id: message.id };
+    if (channel) {
+      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated, mentioned: false });
+      if (mine !== undefined) {
+        await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
+        result.automatic_new_visibility_policy = mine;
+      }
+      for (const user of participants) {
+        if (user.id === sender.id || !((flags.get(user.id) ?? 0) & FLAG_BITS.mentioned)) continue;
+        const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
+        if (theirs !== undefined) await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, theirs);
+      }
+    }
+    return result;
+  });
+}
+
+/** Flags each recipient gets from what the message mentions; refuses wildcards the sender may not use. */
+async function mentionFlags(
+  tx: Tx,
+  realm: Realm,
+  sender: User,
+  channel: Channel | undefined,
+  topic: string,
+  rendered: RenderResult,
+  recipientIds: Set<number>,
+): Promise<Map<number, number>> {
+  const flags = new Map<number, number>();
+  const add = (userId: number, bit: number) => {
+    if (recipientIds.has(userId)) flags.set(userId, (flags.get(userId) ?? 0) | bit);
+  };
+  const { mentions } = rendered;
+  for (const id of mentions.user_ids) add(id, FLAG_BITS.mentioned);
+  if (mentions.group_ids.length > 0) {
+    for (const id of await mentionedGroupMembers(tx, realm, sender, mentions.group_ids)) add(id, FLAG_BITS.mentioned);
+  }
+  const viewer = await channelViewer(tx, realm, sender);
+  const mayMentionMany = holdsRealmPermission(viewer, 'can_mention_many_users_group');
+  if (mentions.stream_wildcard) {
+    if (channel && recipientIds.size > WILDCARD_MENTION_THRESHOLD && !mayMentionMany) {
+      throw new ApiError('STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use channel wildcard mentions in this channel.');
+    }
+    for (const id of recipientIds) add(id, FLAG_BITS.stream_wildcard_mentioned);
+  }
+  if (mentions.topic_wildcard) {
+    const participants = channel ? await topicParticipants(tx, channel.id, topic) : new Set(recipientIds);
+    participants.add(sender.id);
+    if (channel && participants.size > WILDCARD_MENTION_THRESHOLD && !mayMentionMany) {
+      throw new ApiError('TOPIC_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use topic wildcard mentions in this topic.');
+    }
+    for (const id of participants) add(id, FLAG_BITS.topic_wildcard_mentioned);
+  }
+  return flags;
+}
