@@ -8,6 +8,12 @@
 // The reference server additionally hand-curates names for about a thousand
 // emoji; that list is not published as a package, so only the names our
 // reference material fixes are applied (NAME_OVERRIDES) — see README.md.
+// The iamcal short names of the same package (`tada`, `heart_eyes`, `joy`,
+// `+1`), which the curated list mostly keeps, are added last as aliases, so
+// that the names real clients send in reactions exist too: a name the CLDR
+// pass already gave an emoji keeps it (`smile` stays U+1F642), and iamcal's
+// hyphenated compounds (`man-girl-girl`, `flag-us`, `skin-tone-2`) and
+// REMOVED_NAMES are not names the reference server knows.
 //
 // Codes are dash-separated lowercase hex code points without U+FE0F, e.g.
 // `1f937-200d-2640`. Everything is built lazily on first use.
@@ -24,6 +30,7 @@ interface DatasourceEmoji {
   category: string;
   sort_order: number;
   has_img_google: boolean;
+  short_names: string[];
 }
 
 interface NameInfo {
@@ -52,6 +59,12 @@ const NAME_OVERRIDES: Record<string, { canonical?: string; aliases?: string[] }>
   '1f62e': { canonical: 'open_mouth' },
   '1f61b': { canonical: 'stuck_out_tongue' },
 };
+
+/** iamcal names the reference server does not have (markdown-cases.json: fried_egg_emoji_nonexistent). */
+const REMOVED_NAMES = new Set(['fried_egg']);
+
+/** iamcal names kept: one word, or `+1`/`-1`; not hyphenated compounds. */
+const IAMCAL_NAME = /^[+-]?[a-z0-9_]+$/;
 
 /** Emoticons translated for users with `translate_emoticons` (reference server's list). */
 export const EMOTICON_CONVERSIONS: Readonly<Record<string, string>> = {
@@ -177,6 +190,15 @@ function load(): EmojiData {
     const usable = names.filter((n) => /^[\p{L}\p{N}_+\-]+$/u.test(n) && !nameToCode.has(n));
     for (const n of usable) nameToCode.set(n, code);
     codeToNames.set(code, usable);
+  }
+  for (const e of emoji) {
+    const code = codeForUnicode(unicodeForCode(e.unified.toLowerCase()));
+    if (skipped(code)) continue;
+    for (const n of e.short_names) {
+      if (nameToCode.has(n) || REMOVED_NAMES.has(n) || !IAMCAL_NAME.test(n)) continue;
+      nameToCode.set(n, code);
+      codeToNames.set(code, [...(codeToNames.get(code) ?? []), n]);
+    }
   }
   data = { nameToCode, codeToNames, images, dir: join(pkgDir, 'img/google/64') };
   return data;

@@ -23,6 +23,7 @@ import { channelAddress, directAddress, normalizeContent, normalizeTopic } from 
 import { channelRecipientId, dmRecipientId } from './recipients.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
+import { countChannelMessage } from './channel-stats.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -247,6 +248,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
       .insertInto('user_messages')
       .values([...recipientIds].map((user_id) => ({ realm_id: realm.id, user_id, message_id: message.id, flags: flags.get(user_id) ?? 0 })))
       .execute();
+    if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
 
     await emitNewMessage(tx, emit, realm, message, sender, participants, flags, {
       publicChannel: channel !== undefined && !channel.invite_only,

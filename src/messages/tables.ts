@@ -68,7 +68,15 @@ export interface UserTopicTable {
   last_updated: Timestamp;
 }
 
+export interface ChannelDailyMessagesTable {
+  realm_id: number;
+  channel_id: number;
+  day: ColumnType<Date, string, string>;
+  count: number;
+}
+
 export interface MessageTables {
+  channel_daily_messages: ChannelDailyMessagesTable;
   recipients: RecipientTable;
   messages: MessageTable;
   user_messages: UserMessageTable;

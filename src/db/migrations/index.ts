@@ -4,6 +4,7 @@ import type { Migration } from 'kysely/migration';
 import * as foundation from './0001_foundation.ts';
 import * as channels from './0002_channels.ts';
 import * as messages from './0003_messages.ts';
+import * as channelTraffic from './0004_channel_traffic.ts';
 import * as presence from './0010_presence.ts';
 import * as navigationViews from './0011_navigation_views.ts';
 import * as drafts from './0012_drafts.ts';
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_channels': channels,
   '0003_messages': messages,
+  '0004_channel_traffic': channelTraffic,
   '0010_presence': presence,
   '0011_navigation_views': navigationViews,
   '0012_drafts': drafts,

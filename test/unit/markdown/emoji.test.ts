@@ -21,6 +21,19 @@ test('names map to codes and back', () => {
   assert.equal(emojiCodeForName('skin-tone-2'), undefined);
 });
 
+test('iamcal short names are aliases where the name is free', () => {
+  assert.equal(emojiCodeForName('tada'), '1f389');
+  assert.equal(emojiCodeForName('heart_eyes'), '1f60d');
+  assert.equal(emojiCodeForName('joy'), '1f602');
+  assert.equal(emojiCodeForName('-1'), '1f44e');
+  assert.equal(emojiNameForCode('1f389'), 'party_popper');
+  // Names the CLDR pass gave keep their emoji; hyphenated compounds are not names.
+  assert.equal(emojiCodeForName('smile'), '1f642');
+  assert.equal(emojiCodeForName('dog'), '1f415');
+  assert.equal(emojiCodeForName('man-girl-girl'), undefined);
+  assert.equal(emojiCodeForName('flag-us'), undefined);
+});
+
 test('every name is unique and resolves to its emoji', () => {
   const names = emojiNames();
   assert.ok(names.length > 3000);
