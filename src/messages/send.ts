@@ -16,7 +16,7 @@ import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts'
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
 import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
+import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
@@ -135,10 +135,21 @@ async function topicParticipants(tx: Tx, channelId: number, topic: string): Prom
   return new Set(rows.map((r) => r.sender_id));
 }
 
+async function topicHasMessages(tx: Tx, channelId: number, topic: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('messages')
+    .select('id')
+    .where('channel_id', '=', channelId)
+    .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Users in a group a message mentions, and whether the sender may mention it. */
-async function mentionedGroupMembers(tx: Tx, realm: Realm, sender: User, groupIds: number[]): Promise<Set<number>> {
+async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: number[]): Promise<Set<number>> {
   const members = new Set<number>();
-  const senderGroups = await userGroupIds(tx, sender.id);
+  const { realm, groups: senderGroups } = viewer;
   for (const groupId of groupIds) {
     const group = await tx
       .selectFrom('user_groups')
@@ -214,12 +225,12 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
 
     const rendered = await renderMarkdown(svc, { realm, content, author: sender, db: tx, onFailure: 'error' });
     const recipientIds = new Set(participants.map((u) => u.id));
-    const flags = await mentionFlags(tx, realm, sender, channel, topic, rendered, recipientIds);
+    const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
 
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
     if (readBySender) flags.set(sender.id, (flags.get(sender.id) ?? 0) | FLAG_BITS.read);
 
-    const initiated = channel !== undefined && (await topicParticipants(tx, channel.id, topic)).size === 0;
+    const initiated = channel !== undefined && !(await topicHasMessages(tx, channel.id, topic));
     const firstInChannel =
       channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
     const message = await tx
@@ -276,13 +287,13 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
 /** Flags each recipient gets from what the message mentions; refuses wildcards the sender may not use. */
 async function mentionFlags(
   tx: Tx,
-  realm: Realm,
-  sender: User,
+  viewer: ChannelViewer,
   channel: Channel | undefined,
   topic: string,
   rendered: RenderResult,
   recipientIds: Set<number>,
 ): Promise<Map<number, number>> {
+  const { realm, user: sender } = viewer;
   const flags = new Map<number, number>();
   const add = (userId: number, bit: number) => {
     if (recipientIds.has(userId)) flags.set(userId, (flags.get(userId) ?? 0) | bit);
@@ -290,9 +301,8 @@ async function mentionFlags(
   const { mentions } = rendered;
   for (const id of mentions.user_ids) add(id, FLAG_BITS.mentioned);
   if (mentions.group_ids.length > 0) {
-    for (const id of await mentionedGroupMembers(tx, realm, sender, mentions.group_ids)) add(id, FLAG_BITS.mentioned);
+    for (const id of await mentionedGroupMembers(tx, viewer, mentions.group_ids)) add(id, FLAG_BITS.mentioned);
   }
-  const viewer = await channelViewer(tx, realm, sender);
   const mayMentionMany = holdsRealmPermission(viewer, 'can_mention_many_users_group');
   if (mentions.stream_wildcard) {
     if (channel && recipientIds.size > WILDCARD_MENTION_THRESHOLD && !mayMentionMany) {

@@ -1,0 +1,223 @@
+// Messages benchmark, on one database (embedded PGlite, or DATABASE_URL):
+//
+// 1. send throughput to a channel of 50 subscribers, each with a live queue;
+// 2. latency from a send to its event in all 50 queues (p50, p99);
+// 3. GET /messages latency for 100 messages, narrowed to one channel and to the
+//    caller's own history, over a history of at least 1,000,000 messages.
+//
+// Beside each figure, the same work done by bare SQL on the same database, and
+// the ratio. Requests go through the whole HTTP stack (Fastify's inject: routing,
+// authentication, parameters, serialization), without sockets.
+//
+//   node bench/messages.ts [--history 1000000] [--sends 300]
+
+import { parseArgs } from 'node:util';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pino from 'pino';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createServer } from '../src/server.ts';
+import { createUserAsOperator } from '../src/users/actions.ts';
+import { ROLE } from '../src/users/roles.ts';
+
+const { values } = parseArgs({ options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' } } });
+const HISTORY = Number(values.history);
+const SENDS = Number(values.sends);
+const SUBSCRIBERS = 50;
+const root = new URL('..', import.meta.url).pathname;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'confab-bench-messages-'));
+let databaseUrl = process.env.DATABASE_URL;
+let dropDatabase: (() => Promise<void>) | undefined;
+if (databaseUrl) {
+  // A database of its own on that server, dropped afterwards.
+  const name = `confab_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(databaseUrl);
+  url.pathname = `/${name}`;
+  const base = databaseUrl;
+  databaseUrl = url.toString();
+  dropDatabase = async () => {
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  };
+}
+
+const config = loadConfig({
+  databaseUrl,
+  dataDir: databaseUrl ? ':memory:' : dataDir,
+  logLevel: 'warn',
+  passwordHash: { memoryCost: 1024, timeCost: 1 },
+  rateLimit: { perUser: 1e9, perIp: 1e9, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 },
+  bootstrap: { email: 'owner@bench.example', password: 'bench-password', orgName: 'Bench' },
+});
+const server = await createServer(config, pino({ level: 'warn' }));
+const { svc, app } = server;
+const db = svc.db;
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+interface Caller {
+  id: number;
+  auth: string;
+}
+
+async function call(c: Caller, method: 'GET' | 'POST', url: string, params: Record<string, unknown>) {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  const body = form.toString();
+  const res = await app.inject({
+    method,
+    url: method === 'GET' ? `/api/v1${url}?${body}` : `/api/v1${url}`,
+    payload: method === 'GET' ? undefined : body,
+    headers: { authorization: c.auth, ...(method === 'GET' ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+  });
+  if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return JSON.parse(res.body);
+}
+
+try {
+  const realm = await db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
+  const callers: Caller[] = [];
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const user = await createUserAsOperator(svc, realm, { email: `u${i}@bench.example`, fullName: `Bench User ${i}`, password: null, role: ROLE.MEMBER });
+    callers.push({ id: user.id, auth: `Basic ${Buffer.from(`${user.delivery_email}:${user.api_key}`).toString('base64')}` });
+  }
+  const [sender] = callers;
+  await call(sender, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'live' }, { name: 'history' }], principals: callers.map((c) => c.id) });
+  const channels = Object.fromEntries(
+    (await db.selectFrom('channels').select(['id', 'name']).execute()).map((c) => [c.name, c.id]),
+  ) as Record<string, number>;
+
+  // ---- 1 and 2: sends to a channel of 50 subscribers with 50 live queues.
+  const queues = await Promise.all(callers.map(async (c) => ({ c, id: (await call(c, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })).queue_id as string, last: -1 })));
+  const latencies: number[] = [];
+  const sendStart = performance.now();
+  for (let i = 0; i < SENDS; i++) {
+    const polls = queues.map((q) =>
+      call(q.c, 'GET', '/events', { queue_id: q.id, last_event_id: q.last }).then((r) => {
+        q.last = r.events[r.events.length - 1].id;
+        return performance.now();
+      }),
+    );
+    const t0 = performance.now();
+    await call(sender, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` });
+    latencies.push(Math.max(...(await Promise.all(polls))) - t0);
+  }
+  const sendSeconds = (performance.now() - sendStart) / 1000;
+  const apiSendRate = SENDS / sendSeconds;
+
+  // The same writes in bare SQL: a message and its 50 copies, one transaction each.
+  const recipient = (await db.selectFrom('recipients').select('id').where('channel_id', '=', channels.live).executeTakeFirstOrThrow()).id;
+  const sqlStart = performance.now();
+  for (let i = 0; i < SENDS; i++) {
+    await db.transaction().execute(async (tx) => {
+      const m = await tx
+        .insertInto('messages')
+        .values({
+          realm_id: realm.id,
+          sender_id: sender.id,
+          recipient_id: recipient,
+          channel_id: channels.live,
+          topic: `t${i % 10}`,
+          content: `message ${i}`,
+          rendered_content: `<p>message ${i}</p>`,
+          date_sent: new Date(),
+          client: 'bench',
+          last_edit_at: null,
+          last_moved_at: null,
+          edit_history: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await tx.insertInto('user_messages').values(callers.map((c) => ({ realm_id: realm.id, user_id: c.id, message_id: m.id, flags: 0 }))).execute();
+    });
+  }
+  const sqlSendRate = SENDS / ((performance.now() - sqlStart) / 1000);
+
+  // ---- 3: a history of HISTORY messages, written in bulk.
+  const fillStart = performance.now();
+  const historyRecipient = (
+    await db
+      .insertInto('recipients')
+      .values({ realm_id: realm.id, channel_id: channels.history, dm_key: null, dm_user_ids: null })
+      .onConflict((oc) => oc.column('channel_id').doUpdateSet({ realm_id: realm.id }))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+  const BATCH = 100_000;
+  for (let start = 0; start < HISTORY; start += BATCH) {
+    const n = Math.min(BATCH, HISTORY - start);
+    await sql`
+      insert into messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client)
+      select ${realm.id}::integer, ${callers[1].id}::integer, ${historyRecipient}::integer, ${channels.history}::integer, 'topic ' || (g % 100),
+             'history message ' || g || ' about elephants and castles', '<p>history message ' || g || '</p>',
+             now() - make_interval(secs => ${HISTORY}::integer - g), 'bench'
+      from generate_series(${start}::integer, ${start + n - 1}::integer) g`.execute(db);
+  }
+  // The caller received every one of them: their own history is a million messages long.
+  await sql`insert into user_messages (realm_id, user_id, message_id, flags)
+            select ${realm.id}::integer, ${sender.id}::integer, id, 1 from messages where channel_id = ${channels.history}::integer`.execute(db);
+  await sql`analyze`.execute(db);
+  const fillSeconds = (performance.now() - fillStart) / 1000;
+  const total = Number((await sql<{ n: number }>`select count(*)::integer as n from messages`.execute(db)).rows[0].n);
+
+  const ROUNDS = 30;
+  const timeIt = async (fn: () => Promise<unknown>) => {
+    const times: number[] = [];
+    await fn();
+    for (let i = 0; i < ROUNDS; i++) {
+      const t = performance.now();
+      await fn();
+      times.push(performance.now() - t);
+    }
+    return times;
+  };
+  // Anchors spread over the history, not just its newest end.
+  const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
+  let k = 0;
+  const apiChannel = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
+  k = 0;
+  const apiHistory = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }));
+  k = 0;
+  const sqlChannel = await timeIt(() =>
+    sql`select m.*, um.flags, u.full_name, u.email from messages m
+        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
+        join users u on u.id = m.sender_id
+        where m.channel_id = ${channels.history} and m.id < ${anchors[k++ % anchors.length]} order by m.id desc limit 100`.execute(db),
+  );
+  k = 0;
+  const sqlHistory = await timeIt(() =>
+    sql`select m.*, um.flags, u.full_name, u.email from user_messages um
+        join messages m on m.id = um.message_id join users u on u.id = m.sender_id
+        where um.user_id = ${sender.id} and um.message_id < ${anchors[k++ % anchors.length]} order by um.message_id desc limit 100`.execute(db),
+  );
+
+  const row = (name: string, api: number[], bare: number[]) =>
+    `${name.padEnd(36)} p50 ${ms(quantile(api, 0.5)).padStart(10)}  p99 ${ms(quantile(api, 0.99)).padStart(10)}   bare SQL p50 ${ms(quantile(bare, 0.5)).padStart(9)}   ratio ${(quantile(api, 0.5) / quantile(bare, 0.5)).toFixed(1)}x`;
+  const lines = [
+    `messages benchmark: ${svc.dbKind}; node ${process.version}; ${new Date().toISOString()}`,
+    `send to a channel of ${SUBSCRIBERS} subscribers with ${SUBSCRIBERS} live queues, ${SENDS} sends:`,
+    `  API ${apiSendRate.toFixed(1)} messages/s   bare SQL (message + ${SUBSCRIBERS} copies) ${sqlSendRate.toFixed(1)} messages/s   ratio ${(sqlSendRate / apiSendRate).toFixed(1)}x`,
+    `send -> event in all ${SUBSCRIBERS} queues: p50 ${ms(quantile(latencies, 0.5))}   p99 ${ms(quantile(latencies, 0.99))}`,
+    `GET /messages, 100 messages, history of ${total} messages (written in ${fillSeconds.toFixed(0)} s):`,
+    `  ${row('narrow to one channel', apiChannel, sqlChannel)}`,
+    `  ${row("the caller's history (no narrow)", apiHistory, sqlHistory)}`,
+  ];
+  console.log(lines.join('\n'));
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, `bench/results/messages-${svc.dbKind}.txt`), `${lines.join('\n')}\n`);
+} finally {
+  await server.close();
+  await dropDatabase?.();
+  rmSync(dataDir, { recursive: true, force: true });
+}
