@@ -3,6 +3,12 @@
 
 import { registerChannelStatsSource } from './channels/format.ts';
 import { channelStats } from './messages/channel-stats.ts';
+import { registerGroupUseSource } from './user_groups/objections.ts';
+import { channelCompanions, channelsUsingGroups } from './channels/queries.ts';
+import { registerUserAccessSource } from './users/queries.ts';
+import { directMessagePartners } from './messages/recipients.ts';
+import { registerNamedTopicCheck } from './channels/actions.ts';
+import { hasNamedTopics } from './messages/edit.ts';
 
 let wired = false;
 
@@ -10,4 +16,9 @@ export function wireDomains(): void {
   if (wired) return;
   wired = true;
   registerChannelStatsSource(channelStats);
+  registerGroupUseSource(channelsUsingGroups);
+  // Users limited by can_access_all_users_group see those they share a channel or a conversation with.
+  registerUserAccessSource(channelCompanions);
+  registerUserAccessSource(directMessagePartners);
+  registerNamedTopicCheck(hasNamedTopics);
 }

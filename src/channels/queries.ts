@@ -6,6 +6,7 @@ import { badRequest, ApiError } from '../http/errors.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { ROLE } from '../users/roles.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
+import { CHANNEL_PERMISSIONS } from './format.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
   return db.selectFrom('channels').selectAll().where('realm_id', '=', realmId).where('id', '=', channelId).executeTakeFirst();
@@ -94,4 +95,29 @@ export async function channelAudience(db: Executor, realm: Realm, channel: Chann
 /** The channels of a list the viewer may know of. */
 export function visibleTo(viewer: ChannelViewer, channels: Channel[]): Channel[] {
   return channels.filter((c) => hasMetadataAccess(viewer, c));
+}
+
+/** Live channels whose permission settings use one of these groups (user groups ask before deactivating). */
+export async function channelsUsingGroups(db: Executor, realm: Realm, groupIds: ReadonlySet<number>) {
+  const channels = await db.selectFrom('channels').selectAll().where('realm_id', '=', realm.id).where('is_archived', '=', false).orderBy('id').execute();
+  const uses: { type: 'channel'; channel_id: number; settings: string[] }[] = [];
+  for (const c of channels) {
+    const settings = CHANNEL_PERMISSIONS.filter((p) => groupIds.has(c[`${p}_id`]));
+    if (settings.length > 0) uses.push({ type: 'channel', channel_id: c.id, settings });
+  }
+  return uses;
+}
+
+/** Users who share a channel with `user` (as subscribers): they may see each other. */
+export async function channelCompanions(db: Executor, _realm: Realm, user: { id: number }): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscriptions as mine')
+    .innerJoin('subscriptions as theirs', 'theirs.channel_id', 'mine.channel_id')
+    .select('theirs.user_id')
+    .distinct()
+    .where('mine.user_id', '=', user.id)
+    .where('mine.active', '=', true)
+    .where('theirs.active', '=', true)
+    .execute();
+  return rows.map((r) => r.user_id);
 }

@@ -107,8 +107,13 @@ export class QueueRegistry {
 
 const QUEUE_FILE = 'event-queues.json';
 
+/**
+ * Only `all_public_streams` widens what a queue receives; a `narrow` filters the
+ * user's own messages (spec endpoint 21: it requires a subscription otherwise).
+ * Guests cannot ask for all public channels (register refuses).
+ */
 function listensToPublicChannels(o: QueueOptions): boolean {
-  return o.allPublicStreams || o.narrow.length > 0;
+  return o.allPublicStreams;
 }
 
 function addTo<K>(index: Map<K, Set<EventQueue>>, key: K, queue: EventQueue): void {

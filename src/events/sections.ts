@@ -14,6 +14,9 @@ import { presenceSection } from '../presence/state.ts';
 import { navigationViewsSection } from '../navigation_views/state.ts';
 import { draftsSection } from '../drafts/state.ts';
 import { pushDevicesSection } from '../push/state.ts';
+import { unreadSection } from '../messages/unread.ts';
+import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
+import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.ts';
 
 export const STATE_SECTIONS: readonly StateSection[] = [
   realmSection,
@@ -33,4 +36,10 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   navigationViewsSection,
   draftsSection,
   pushDevicesSection,
+  maxMessageIdSection,
+  unreadSection,
+  starredMessagesSection,
+  recentConversationsSection,
+  userTopicsSection,
+  mutedTopicsSection,
 ];

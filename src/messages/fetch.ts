@@ -46,7 +46,7 @@ async function rows(db: Executor, search: Search, where: ReturnType<typeof sql>,
   return result.rows;
 }
 
-async function firstUnread(db: Executor, search: Search): Promise<number> {
+export async function firstUnread(db: Executor, search: Search): Promise<number> {
   const result = await sql<{ id: number | null }>`select min(m.id) as id from ${searchFrom(search)} and (coalesce(um.flags, ${FLAG_BITS.read}) & ${FLAG_BITS.read}) = 0`.execute(db);
   return result.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }

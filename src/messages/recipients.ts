@@ -1,7 +1,9 @@
 // Recipient rows: one per channel, one per direct message conversation (the
 // sorted set of its participants, the same for both directions).
 
+import { sql } from 'kysely';
 import type { Tx } from '../db/transact.ts';
+import type { Executor } from '../db/schema.ts';
 
 export function dmKey(userIds: number[]): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
@@ -23,4 +25,16 @@ export async function dmRecipientId(tx: Tx, realmId: number, userIds: number[]):
     .execute();
   const row = await tx.selectFrom('recipients').select('id').where('realm_id', '=', realmId).where('dm_key', '=', key).executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** Users who share a direct message conversation with `user`: they may see each other. */
+export async function directMessagePartners(db: Executor, realm: { id: number }, user: { id: number }): Promise<number[]> {
+  const rows = await db
+    .selectFrom('recipients')
+    .select('dm_user_ids')
+    .where('realm_id', '=', realm.id)
+    .where('dm_key', 'is not', null)
+    .where(sql<boolean>`${user.id} = any(dm_user_ids)`)
+    .execute();
+  return [...new Set(rows.flatMap((r) => r.dm_user_ids ?? []))];
 }

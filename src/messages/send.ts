@@ -17,6 +17,7 @@ import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPerm
 import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
+import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
 import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
@@ -146,23 +147,11 @@ async function topicHasMessages(tx: Tx, channelId: number, topic: string): Promi
   return row !== undefined;
 }
 
-/** Users in a group a message mentions, and whether the sender may mention it. */
+/** Members of the groups a message notifies; refuses groups the sender may not mention. */
 async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: number[]): Promise<Set<number>> {
+  await checkGroupMentionsAllowed(tx, viewer.user, groupIds);
   const members = new Set<number>();
-  const { realm, groups: senderGroups } = viewer;
-  for (const groupId of groupIds) {
-    const group = await tx
-      .selectFrom('user_groups')
-      .select(['id', 'name', 'can_mention_group_id', 'deactivated'])
-      .where('realm_id', '=', realm.id)
-      .where('id', '=', groupId)
-      .executeTakeFirst();
-    if (!group || group.deactivated) continue;
-    if (group.can_mention_group_id !== null && !senderGroups.has(group.can_mention_group_id)) {
-      throw badRequest(`You are not allowed to mention user group '${group.name}'.`);
-    }
-    for (const id of await groupMemberIds(tx, groupId)) members.add(id);
-  }
+  for (const groupId of groupIds) for (const id of await groupMemberIds(tx, groupId)) members.add(id);
   return members;
 }
 
@@ -285,7 +274,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
 }
 
 /** Flags each recipient gets from what the message mentions; refuses wildcards the sender may not use. */
-async function mentionFlags(
+export async function mentionFlags(
   tx: Tx,
   viewer: ChannelViewer,
   channel: Channel | undefined,

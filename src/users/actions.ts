@@ -9,7 +9,7 @@ import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner 
 import { newApiKey } from '../auth/passwords.ts';
 import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
-import { accessUser, countActiveOwners, emailInUse, getUser } from './queries.ts';
+import { accessUser, canAccess, countActiveOwners, emailInUse, getUser, usersWhoCanSee } from './queries.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
@@ -81,7 +81,11 @@ export async function notifyUsers(
   /** Only these viewers (e.g. those whose view of the subject changed). */
   only?: (viewer: Pick<User, 'id' | 'role'>) => boolean,
 ): Promise<void> {
-  const viewers = await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
+  // Only those who may see the subject hear of it (can_access_all_users_group).
+  const audience = await usersWhoCanSee(tx, realm, subject);
+  const viewers = (await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).filter(
+    (v) => canAccess(audience, v.id),
+  );
   const byVisibility = new Map<boolean, number[]>([
     [true, []],
     [false, []],

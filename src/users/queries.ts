@@ -2,7 +2,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
-import { userGroupIds } from '../user_groups/group-setting.ts';
+import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
 
 export async function getUser(db: Executor, realmId: number, userId: number): Promise<User | undefined> {
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', '=', userId).executeTakeFirst();
@@ -81,6 +81,20 @@ export async function accessibleUsers(db: Executor, realm: Realm, viewer: User |
   const bots = await db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_bot', '=', true).execute();
   for (const b of bots) ids.add(b.id);
   for (const source of accessSources) for (const id of await source(db, realm, viewer)) ids.add(id);
+  return ids;
+}
+
+/**
+ * The other side of `accessibleUsers`: who may see `subject` (the audience of
+ * events about it). The sources are symmetric, so the same relations answer.
+ */
+export async function usersWhoCanSee(db: Executor, realm: Realm, subject: User): Promise<AccessibleUsers> {
+  const groupId = realm.group_settings.can_access_all_users_group;
+  if (subject.is_bot || groupId === undefined) return 'all';
+  const everyone = (await systemGroupIds(db, realm.id))['role:everyone'];
+  if (groupId === everyone) return 'all';
+  const ids = new Set<number>([subject.id, ...(await groupMemberIds(db, groupId))]);
+  for (const source of accessSources) for (const id of await source(db, realm, subject)) ids.add(id);
   return ids;
 }
 

@@ -455,3 +455,17 @@ test('partial subscriber lists: complete below 250, else bots and recently activ
   const none = (await crowd[0].post('/register', { fetch_event_types: ['subscription'] })).body;
   assert.equal('subscribers' in none.subscriptions.find((s: any) => s.name === name), false);
 });
+
+test('a user group used by a channel setting cannot be deactivated', async () => {
+  const group = await admin.post('/user_groups/create', { name: 'posters', description: 'may post', members: [member.id] });
+  assert.equal(group.status, 200, JSON.stringify(group.body));
+  const id = await create(admin, fresh('restricted'));
+  await admin.patch(`/streams/${id}`, { can_send_message_group: { new: group.body.group_id } });
+  const refused = await admin.post(`/user_groups/${group.body.group_id}/deactivate`);
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.code, 'CANNOT_DEACTIVATE_GROUP_IN_USE');
+  assert.deepEqual(refused.body.objections, [{ type: 'channel', channel_id: id, settings: ['can_send_message_group'] }]);
+  // Once the channel is archived, it no longer holds the group back.
+  await admin.delete(`/streams/${id}`);
+  assert.equal((await admin.post(`/user_groups/${group.body.group_id}/deactivate`)).status, 200);
+});

@@ -267,3 +267,35 @@ test('queues survive a graceful restart', async () => {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a limited guest sees, and hears about, only the users it shares a channel or a conversation with', async () => {
+  const groups = await systemGroupIds(server.svc.db, 1);
+  const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ group_settings: JSON.stringify({ ...realm.group_settings, can_access_all_users_group: groups['role:members'] }) })
+    .where('id', '=', 1)
+    .execute();
+  server.svc.credentials.clear();
+  try {
+    const guest = await server.createUser({ role: ROLE.GUEST, fullName: 'Lim Guest', email: 'limguest@example.com' });
+    const colleague = await server.createUser({ fullName: 'Col League', email: 'colleague@example.com' });
+    const pen = await server.createUser({ fullName: 'Pen Pal', email: 'penpal@example.com' });
+    const stranger = await server.createUser({ fullName: 'Stran Ger', email: 'stranger@example.com' });
+    await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'shared-room' }], principals: [guest.id, colleague.id] });
+    await pen.post('/messages', { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello guest' });
+    const state = await register(guest, { fetch_event_types: ['realm_user'], client_capabilities: { notification_settings_null: true, user_list_incomplete: true } });
+    const seen = state.realm_users.map((u: any) => u.user_id);
+    assert.ok(seen.includes(colleague.id) && seen.includes(pen.id) && seen.includes(guest.id));
+    assert.ok(!seen.includes(stranger.id));
+    assert.equal((await guest.get(`/users/${colleague.id}`)).status, 200);
+    assert.equal((await guest.get(`/users/${stranger.id}`)).body.msg, 'No such user');
+    await server.owner.patch(`/users/${stranger.id}`, { full_name: 'Still Strange' });
+    await server.owner.patch(`/users/${colleague.id}`, { full_name: 'Known Colleague' });
+    const events = (await guest.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true })).body.events;
+    assert.deepEqual(events.map((e: any) => e.person.user_id), [colleague.id], 'no news about users the guest cannot see');
+  } finally {
+    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+    server.svc.credentials.clear();
+  }
+});

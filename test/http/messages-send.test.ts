@@ -202,6 +202,7 @@ test('message events: recipients, public-channel followers, local echo', async (
     carol: await register(carol),
     carolAll: await register(carol, { all_public_streams: true }),
     carolNarrow: await register(carol, { narrow: [['stream', 'Denmark'], ['topic', 'events']] }),
+    bobNarrow: await register(bob, { narrow: [['stream', 'Denmark'], ['topic', 'events']] }),
   };
   const res = await send(alice, { type: 'stream', to: 'Denmark', topic: 'events', content: 'hello @**Bob Baker**', queue_id: queues.alice, local_id: '1.01' });
   await channelMessage(alice, 'other topic', 'elsewhere');
@@ -219,7 +220,8 @@ test('message events: recipients, public-channel followers, local echo', async (
   assert.deepEqual(await events(carol, queues.carol), [], 'not a subscriber');
   const followed = await events(carol, queues.carolAll);
   assert.deepEqual(followed.map((e: any) => e.flags), [[], []]);
-  assert.deepEqual((await events(carol, queues.carolNarrow)).map((e: any) => e.message.id), [res.body.id], 'the narrow keeps one topic');
+  assert.deepEqual(await events(carol, queues.carolNarrow), [], 'a narrow filters; it does not reach channels one is not in');
+  assert.deepEqual((await events(bob, queues.bobNarrow)).map((e: any) => e.message.id), [res.body.id], 'the narrow keeps one topic');
   assert.equal((await send(alice, { type: 'stream', to: 'Denmark', topic: 't', content: 'x', queue_id: queues.alice })).body.var_name, 'local_id');
   // Private channel messages never reach queues that follow public channels.
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'quiet-room' }], invite_only: true });

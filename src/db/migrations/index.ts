@@ -13,6 +13,7 @@ import * as customProfileFields from './0020_custom_profile_fields.ts';
 import * as savedSnippets from './0021_saved_snippets.ts';
 import * as linkifiers from './0030_linkifiers.ts';
 import * as customEmoji from './0031_custom_emoji.ts';
+import * as messageFlags from './0070_message_flags.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0021_saved_snippets': savedSnippets,
   '0030_linkifiers': linkifiers,
   '0031_custom_emoji': customEmoji,
+  '0070_message_flags': messageFlags,
 };

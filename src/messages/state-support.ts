@@ -1,0 +1,70 @@
+// What the message register sections share: which message events the user
+// received a copy of, and id lists as one SQL parameter.
+
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../db/schema.ts';
+import type { ServerEvent } from '../events/types.ts';
+
+/** The fields of a `message` event's message that the sections read. */
+export interface EventMessage {
+  id: number;
+  type: 'stream' | 'private';
+  sender_id: number;
+  stream_id?: number;
+  subject: string;
+  display_recipient: string | { id: number }[];
+}
+
+const MAX_INT4 = 2 ** 31 - 1;
+
+/** Ids as one `int[]` parameter (no limit on their number); ids no row can have are left out. */
+export function intArray(ids: readonly number[]): RawBuilder<number[]> {
+  return sql<number[]>`${ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_INT4)}::int[]`;
+}
+
+/**
+ * The user's subscriptions as register saw them, kept current from
+ * `subscription` events. Queues that follow all public channels also get
+ * messages of channels the user is not in: those are no copies of theirs.
+ */
+export class SubscriptionTracker {
+  readonly subscribed: Set<number>;
+  /** Channels the user left (unread messages there are not counted). */
+  readonly left: Set<number>;
+
+  constructor(subscribed: Iterable<number>, left: Iterable<number>) {
+    this.subscribed = new Set(subscribed);
+    this.left = new Set(left);
+  }
+
+  static async fetch(db: Executor, userId: number): Promise<SubscriptionTracker> {
+    const rows = await db.selectFrom('subscriptions').select(['channel_id', 'active']).where('user_id', '=', userId).execute();
+    return new SubscriptionTracker(
+      rows.filter((r) => r.active).map((r) => r.channel_id),
+      rows.filter((r) => !r.active).map((r) => r.channel_id),
+    );
+  }
+
+  apply(event: ServerEvent): void {
+    if (event.type !== 'subscription' || (event.op !== 'add' && event.op !== 'remove')) return;
+    for (const { stream_id } of event.subscriptions as { stream_id: number }[]) {
+      if (event.op === 'add') {
+        this.subscribed.add(stream_id);
+        this.left.delete(stream_id);
+      } else {
+        this.subscribed.delete(stream_id);
+        this.left.add(stream_id);
+      }
+    }
+  }
+
+  /** Whether the user has a copy of a message from a `message` event. */
+  received(message: EventMessage, userId: number): boolean {
+    return message.type === 'private' || message.sender_id === userId || this.subscribed.has(message.stream_id!);
+  }
+
+  /** Whether such a copy can be among the unread (not in a channel the user left). */
+  holdsUnread(message: EventMessage, userId: number): boolean {
+    return this.received(message, userId) && (message.type === 'private' || !this.left.has(message.stream_id!));
+  }
+}
