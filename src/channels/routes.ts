@@ -71,13 +71,7 @@ function creationSettings(q: Record<string, any>): ChannelSettings {
   };
 }
 
-const includeSubscribers = new Param<boolean | 'partial'>((raw, name) => {
-  const text = raw.trim();
-  if (text === 'partial' || text === '"partial"') return 'partial';
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw badRequest(`Invalid ${name}`);
-}).default(false);
+const includeSubscribers = p.boolOr('partial').default(false);
 
 export function channelRoutes(r: Router): void {
   r.route(

@@ -7,13 +7,7 @@ import { registerQueue } from './register.ts';
 import { getEvents } from './fetch.ts';
 
 /** `true`, `false` or `partial` (bare or JSON-quoted). */
-const includeSubscribers = new Param<boolean | 'partial'>((raw, name) => {
-  const text = raw.trim();
-  if (text === 'partial' || text === '"partial"') return 'partial';
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw badRequest(`Invalid ${name}`);
-}).default(false);
+const includeSubscribers = p.boolOr('partial').default(false);
 
 const capabilitiesSchema = z
   .object({

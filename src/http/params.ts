@@ -172,6 +172,17 @@ export const p = {
   intList(): Param<number[]> {
     return p.json(z.array(z.int()));
   },
+
+  /** A JSON boolean, or one word besides (bare or JSON-quoted): `include_subscribers=partial`. */
+  boolOr<const W extends string>(word: W): Param<boolean | W> {
+    return new Param((raw, name) => {
+      const text = raw.trim();
+      if (text === word || text === JSON.stringify(word)) return word;
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+      throw badRequest(`Invalid ${name}`);
+    });
+  },
 };
 
 export interface ParsedParams<S extends ParamSpecs> {

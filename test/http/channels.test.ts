@@ -420,14 +420,7 @@ test('default channels: administrators choose them, new users join them', async 
 });
 
 test('organizations do not share channels', async () => {
-  const { createRealm } = await import('../../src/realm/actions.ts');
-  const { Client } = await import('../support/server.ts');
-  const { owner } = await createRealm(server.svc, {
-    subdomain: 'elsewhere',
-    name: 'Elsewhere',
-    owner: { email: 'boss@elsewhere.example', fullName: 'Else Boss', password: 'elsewhere-1' },
-  });
-  const outsider = new Client(server, owner.id, owner.delivery_email, owner.api_key, 'elsewhere.confab.test');
+  const outsider = await server.createOrganization('elsewhere');
   const name = fresh('shared');
   const id = await create(member, name);
   assert.deepEqual((await outsider.get('/streams')).body.streams, []);

@@ -448,14 +448,7 @@ test('lookups for reactions: by name and by id, active only unless asked', async
 });
 
 test('organizations do not share custom emoji', async () => {
-  const { createRealm } = await import('../../src/realm/actions.ts');
-  const { Client } = await import('../support/server.ts');
-  const { owner } = await createRealm(server.svc, {
-    subdomain: 'elsewhere',
-    name: 'Elsewhere',
-    owner: { email: 'boss@elsewhere.example', fullName: 'Else Boss', password: 'elsewhere-1' },
-  });
-  const outsider = new Client(server, owner.id, owner.delivery_email, owner.api_key, 'elsewhere.confab.test');
+  const outsider = await server.createOrganization('elsewhere');
   ok(await uploadPng(member, 'ours_only'));
   const ours = await byName('ours_only');
   assert.deepEqual((await outsider.get('/realm/emoji')).body.emoji, {});
@@ -463,7 +456,7 @@ test('organizations do not share custom emoji', async () => {
   assert.equal(res.status, 404);
   assert.equal((await byName('ours_only')).deactivated, false);
   // The image is only under our organization's path.
-  const elsewhere = ours.source_url.replace('/user_avatars/1/', `/user_avatars/${owner.realm_id}/`);
+  const elsewhere = ours.source_url.replace('/user_avatars/1/', `/user_avatars/${outsider.realmId}/`);
   assert.equal((await server.app.inject({ method: 'GET', url: elsewhere })).statusCode, 404);
-  assert.equal(await customEmojiByName(server.svc.db, owner.realm_id, 'ours_only'), undefined);
+  assert.equal(await customEmojiByName(server.svc.db, outsider.realmId, 'ours_only'), undefined);
 });

@@ -323,14 +323,7 @@ test('topic links: linkifier matches and bare URLs of a topic', async () => {
 
 test('organizations do not share linkifiers', async () => {
   await clear();
-  const { createRealm } = await import('../../src/realm/actions.ts');
-  const { Client } = await import('../support/server.ts');
-  const { owner } = await createRealm(server.svc, {
-    subdomain: 'elsewhere',
-    name: 'Elsewhere',
-    owner: { email: 'boss@elsewhere.example', fullName: 'Else Boss', password: 'elsewhere-1' },
-  });
-  const outsider = new Client(server, owner.id, owner.delivery_email, owner.api_key, 'elsewhere.confab.test');
+  const outsider = await server.createOrganization('elsewhere');
   const ours = await add('#(?P<id>[0-9]+)', 'https://ours.example/{id}');
   assert.deepEqual((await outsider.get('/realm/linkifiers')).body.linkifiers, []);
   expectError(await outsider.delete(`/realm/filters/${ours}`), 'Linkifier not found.');
@@ -341,5 +334,5 @@ test('organizations do not share linkifiers', async () => {
   assert.equal(res.status, 200);
   assert.deepEqual((await list()).map((l) => l.id), [ours]);
   assert.deepEqual(await topicLinksFor(server.svc.db, 1, '#5'), [{ text: '#5', url: 'https://ours.example/5' }]);
-  assert.deepEqual(await topicLinksFor(server.svc.db, owner.realm_id, '#5'), [{ text: '#5', url: 'https://theirs.example/5' }]);
+  assert.deepEqual(await topicLinksFor(server.svc.db, outsider.realmId, '#5'), [{ text: '#5', url: 'https://theirs.example/5' }]);
 });

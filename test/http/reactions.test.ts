@@ -325,14 +325,7 @@ test('messages in archived channels can no longer be reacted to', async () => {
 });
 
 test('other organizations’ messages are invalid', async () => {
-  const { createRealm } = await import('../../src/realm/actions.ts');
-  const { Client } = await import('../support/server.ts');
-  const { owner } = await createRealm(server.svc, {
-    subdomain: 'elsewhere',
-    name: 'Elsewhere',
-    owner: { email: 'boss@elsewhere.example', fullName: 'Else Boss', password: 'elsewhere-1' },
-  });
-  const outsider = new Client(server, owner.id, owner.delivery_email, owner.api_key, 'elsewhere.confab.test');
+  const outsider = await server.createOrganization('elsewhere');
   const id = await channelMessage();
   expectError(await react(outsider, id, { emoji_name: 'tada' }), 'Invalid message(s)');
   assert.deepEqual(await reactionsOf(id), []);

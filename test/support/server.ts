@@ -79,6 +79,8 @@ export class Client {
 
 export interface TestServer extends RunningServer {
   config: Config;
+  /** A second organization at `<subdomain>.confab.test`, and a client for its owner. */
+  createOrganization(subdomain: string): Promise<Client & { realmId: number }>;
   /** Stops gracefully (queues saved) and starts again on the same database and data directory. */
   restart(): Promise<TestServer>;
   owner: Client;
@@ -149,6 +151,16 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
   const owner = await running.svc.db.selectFrom('users').select('id').where('delivery_email', '=', OWNER_EMAIL).executeTakeFirstOrThrow();
   server.owner = await server.clientFor(owner.id);
   server.anonymous = new Client(server, 0);
+  server.createOrganization = async (subdomain: string) => {
+    const { createRealm } = await import('../../src/realm/actions.ts');
+    const { owner } = await createRealm(running.svc, {
+      subdomain,
+      name: `Org ${subdomain}`,
+      owner: { email: `boss@${subdomain}.example`, fullName: 'Other Boss', password: `${subdomain}-password-1` },
+    });
+    const client = new Client(server, owner.id, owner.delivery_email, owner.api_key, `${subdomain}.confab.test`);
+    return Object.assign(client, { realmId: owner.realm_id });
+  };
   let users = 0;
   server.createUser = async (opts = {}) => {
     const { createUserAsOperator } = await import('../../src/users/actions.ts');
