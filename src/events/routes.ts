@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Router } from '../http/router.ts';
-import { Param, p } from '../http/params.ts';
-import { badRequest } from '../http/errors.ts';
+import { p } from '../http/params.ts';
 import { CAPABILITIES } from './queue.ts';
 import { registerQueue } from './register.ts';
 import { getEvents } from './fetch.ts';
