@@ -39,7 +39,8 @@ async function listeners(db: Executor, realmId: number, userIds: number[], typis
     .where('id', 'in', userIds)
     .where('is_active', '=', true)
     .execute();
-  return users.filter((u) => u.id !== typist.id && userSettings(u).receives_typing_notifications === true).map((u) => u.id);
+  // The typist is told too, as the reference does (clients ignore their own typing).
+  return users.filter((u) => userSettings(u).receives_typing_notifications === true).map((u) => u.id);
 }
 
 /** A channel's listeners; none at all in a channel too large for typing notifications. */
@@ -52,8 +53,7 @@ async function channelListeners(db: Executor, realmId: number, channelId: number
     .execute();
   const ids = subs.map((s) => s.user_id);
   const reached = await listeners(db, realmId, ids, typist);
-  const withTypist = reached.length + (ids.includes(typist.id) && userSettings(typist).receives_typing_notifications ? 1 : 0);
-  return withTypist > MAX_CHANNEL_SIZE_FOR_TYPING ? [] : reached;
+  return reached.length > MAX_CHANNEL_SIZE_FOR_TYPING ? [] : reached;
 }
 
 // Nothing is written, so there is no transaction to wait for: the event leaves at once.

@@ -46,7 +46,7 @@ async function setSetting(c: Client, name: string, value: boolean) {
   ok(await c.patch('/settings', { [name]: value }));
 }
 
-test('direct: every recipient but the typist hears start and stop, with the whole conversation listed', async () => {
+test('direct: every participant, the typist included, hears start and stop, with the whole conversation listed', async () => {
   const [toBob, toAlice, toCarol] = await heard([bob, alice, carol], async () => {
     ok(await typing(alice, { op: 'start', to: [bob.id] }));
     ok(await typing(alice, { type: 'direct', op: 'stop', to: [bob.id] }));
@@ -56,7 +56,7 @@ test('direct: every recipient but the typist hears start and stop, with the whol
     { type: 'typing', op: 'start', message_type: 'direct', sender: ref(alice), recipients },
     { type: 'typing', op: 'stop', message_type: 'direct', sender: ref(alice), recipients },
   ]);
-  assert.deepEqual(toAlice, []);
+  assert.deepEqual(toAlice, toBob, 'the typist is told too, as in the reference');
   assert.deepEqual(toCarol, []);
 
   // A group conversation; the typist may list themselves, repeated ids count once.
@@ -64,7 +64,7 @@ test('direct: every recipient but the typist hears start and stop, with the whol
   const all = [ref(alice), ref(bob), ref(carol)].sort((x, y) => x.user_id - y.user_id);
   assert.deepEqual(b, [{ type: 'typing', op: 'start', message_type: 'direct', sender: ref(alice), recipients: all }]);
   assert.deepEqual(c, b);
-  assert.deepEqual(a, []);
+  assert.deepEqual(a, b);
   // Direct typing does not need the channel capability.
   const [plain] = await heard([bob], () => typing(alice, { op: 'start', to: [bob.id] }), {});
   assert.equal(plain.length, 1);
@@ -114,6 +114,8 @@ test('direct: users the typist may not see are unknown', async () => {
   const groups = await systemGroupIds(server.svc.db, 1);
   await setRealmSetting(server, 'can_access_all_users_group', groups['role:members']);
   try {
+    // The guest shares a channel with alice, not with carol.
+    ok(await typing(guest, { op: 'start', to: [alice.id] }));
     refused(await typing(guest, { op: 'start', to: [carol.id] }), `Invalid user ID ${carol.id}`);
     ok(await typing(alice, { op: 'start', to: [carol.id] }));
   } finally {
@@ -132,7 +134,7 @@ test('channel: subscribers with the capability hear it, with channel and topic',
     assert.deepEqual(toBob, [event('start'), event('stop')], type);
     assert.deepEqual(toGuest, toBob);
     assert.deepEqual(toAdmin, toBob);
-    assert.deepEqual(toAlice, [], 'not the typist');
+    assert.deepEqual(toAlice, toBob, 'the typist too');
     assert.deepEqual(toCarol, [], 'not a subscriber');
   }
   // Without the capability, no channel typing at all.
@@ -202,7 +204,7 @@ test('editing a message: typing_edit_message to those who would see the edit', a
   const event = (op: string) => ({ type: 'typing_edit_message', op, sender_id: alice.id, message_id: dm, recipient: { type: 'direct', user_ids: users } });
   assert.deepEqual(toBob, [event('start'), event('stop')]);
   assert.deepEqual(toCarol, toBob);
-  assert.deepEqual(toAlice, []);
+  assert.deepEqual(toAlice, toBob);
   assert.deepEqual(toAdmin, []);
 
   const cm = await sendTo(alice, 'Room', '');
