@@ -121,3 +121,10 @@ export async function channelCompanions(db: Executor, _realm: Realm, user: { id:
     .execute();
   return rows.map((r) => r.user_id);
 }
+
+/** GET /get_stream_id: the id of a channel the viewer may know of, by name. */
+export async function channelIdByName(db: Executor, viewer: ChannelViewer, name: string): Promise<number> {
+  const channel = await getChannelByName(db, viewer.realm.id, name);
+  if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest(`Invalid channel name '${name}'`);
+  return channel.id;
+}

@@ -7,8 +7,8 @@ import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { CHANNEL_PERMISSIONS, formatChannels } from './format.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 import { parseRetention, TOPICS_POLICIES } from './validation.ts';
-import { channelViewer, hasMetadataAccess } from './access.ts';
-import { accessChannel, getChannelByName, subscriberIds } from './queries.ts';
+import { channelViewer } from './access.ts';
+import { accessChannel, channelIdByName, subscriberIds } from './queries.ts';
 import { listChannelsFor, subscriptionData } from './listing.ts';
 import {
   archiveChannel,
@@ -20,7 +20,7 @@ import {
   updateSubscriptionProperties,
   type ChannelSettings,
 } from './actions.ts';
-import { accessUser } from '../users/queries.ts';
+import { accessUserByKey } from '../users/queries.ts';
 
 /** `message_retention_days`: JSON `"realm_default"`, `"unlimited"` or a number of days (a bare word also works). */
 const retention = new Param<number | null>((raw) => {
@@ -133,12 +133,9 @@ export function channelRoutes(r: Router): void {
   });
 
   r.route('GET', '/users/{user:str}/subscriptions/{stream_id}', {}, async (ctx, q) => {
-    if (!/^\d+$/.test(q.user)) throw badRequest('No such user');
-    const user = await accessUser(ctx.svc.db, ctx.realm, ctx.user, Number(q.user), { allowDeactivated: true, allowBots: true });
-    const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
-    const channel = await accessChannel(ctx.svc.db, viewer, q.stream_id);
-    const subscribers = (await subscriberIds(ctx.svc.db, [channel.id])).get(channel.id)!;
-    return { is_subscribed: subscribers.includes(user.id) };
+    const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
+    const channel = await accessChannel(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q.stream_id);
+    return { is_subscribed: (await subscriberIds(ctx.svc.db, [channel.id])).get(channel.id)!.includes(user.id) };
   });
 
   r.route(
@@ -212,12 +209,9 @@ export function channelRoutes(r: Router): void {
     return { subscribers: (await subscriberIds(ctx.svc.db, [channel.id])).get(channel.id) };
   });
 
-  r.route('GET', '/get_stream_id', { stream: p.str() }, async (ctx, q) => {
-    const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
-    const channel = await getChannelByName(ctx.svc.db, ctx.realm.id, q.stream);
-    if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest(`Invalid channel name '${q.stream}'`);
-    return { stream_id: channel.id };
-  });
+  r.route('GET', '/get_stream_id', { stream: p.str() }, async (ctx, q) => ({
+    stream_id: await channelIdByName(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q.stream),
+  }));
 
   r.route(
     'POST',

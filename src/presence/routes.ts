@@ -1,7 +1,7 @@
 import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { z } from 'zod';
-import { userFromPath } from '../users/routes.ts';
+import { accessUserByKey } from '../users/queries.ts';
 import { updateOwnPresence } from './actions.ts';
 import { presenceFor, presenceOfUser } from './queries.ts';
 
@@ -27,7 +27,7 @@ export function presenceRoutes(r: Router): void {
   });
 
   r.route('GET', '/users/{user:str}/presence', { slim_presence: p.bool().default(false) }, async (ctx, q) => {
-    const target = await userFromPath(ctx, q.user);
+    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user);
     return { presence: await presenceOfUser(ctx.svc.db, ctx.realm, target, q.slim_presence, q.user) };
   });
 }

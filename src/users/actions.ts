@@ -101,7 +101,7 @@ export async function notifyUsers(
   }
 }
 
-async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   await notifyUsers(tx, emit, realm, user, 'add', (_canSee, viewer) => {
     const person: Record<string, unknown> = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
     if (!user.is_bot) person.profile_data = {};

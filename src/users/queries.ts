@@ -117,3 +117,17 @@ export async function accessUser(
   if (!canAccess(await accessibleUsers(db, realm, viewer), user.id)) throw badRequest('No such user');
   return user;
 }
+
+/** `/users/{id}` and `/users/{email}` name the same resource: a user the viewer may see. */
+export async function accessUserByKey(
+  db: Executor,
+  realm: Realm,
+  viewer: User | null,
+  idOrEmail: string,
+  opts: { allowDeactivated?: boolean } = {},
+): Promise<User> {
+  if (/^\d+$/.test(idOrEmail)) return accessUser(db, realm, viewer, Number(idOrEmail), { allowBots: true, ...opts });
+  const found = await getUserByEmail(db, realm.id, idOrEmail);
+  if (!found) throw badRequest('No such user');
+  return accessUser(db, realm, viewer, found.id, { allowBots: true, ...opts });
+}

@@ -1,8 +1,8 @@
-import type { Router, UserContext } from '../http/router.ts';
+import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { z } from 'zod';
 import { badRequest } from '../http/errors.ts';
-import { accessibleUsers, accessUser, canAccess, getUserByEmail, listUsers } from './queries.ts';
+import { accessibleUsers, accessUserByKey, canAccess, listUsers } from './queries.ts';
 import { formatUser } from './format.ts';
 import { createUser, deactivateOwnAccount, deactivateUser, reactivateUser, updateUser } from './actions.ts';
 import { isRole } from './roles.ts';
@@ -12,14 +12,6 @@ import { PROFILE_DATA } from '../custom_profile_fields/validation.ts';
 
 const clientSvcavatar = p.bool().default(true);
 const includeCustomProfileFields = p.bool().default(false);
-
-/** `/users/{id}` and `/users/{email}` name the same resource. */
-export async function userFromPath(ctx: UserContext, idOrEmail: string, opts: { allowDeactivated?: boolean } = {}) {
-  if (/^\d+$/.test(idOrEmail)) return accessUser(ctx.svc.db, ctx.realm, ctx.user, Number(idOrEmail), { allowBots: true, ...opts });
-  const found = await getUserByEmail(ctx.svc.db, ctx.realm.id, idOrEmail);
-  if (!found) throw badRequest('No such user');
-  return accessUser(ctx.svc.db, ctx.realm, ctx.user, found.id, { allowBots: true, ...opts });
-}
 
 export function userRoutes(r: Router): void {
   r.route('GET', '/users', { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields, user_ids: p.intList().optional() }, async (ctx, q) => {
@@ -55,7 +47,7 @@ export function userRoutes(r: Router): void {
     '/users/{user:str}',
     { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields },
     async (ctx, q) => {
-      const user = await userFromPath(ctx, q.user, { allowDeactivated: true });
+      const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
       const formatted = formatUser(user, ctx.user, { clientSvcavatar: q.client_svcavatar });
       if (q.include_custom_profile_fields && !user.is_bot) {
         const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [user]);
@@ -76,7 +68,7 @@ export function userRoutes(r: Router): void {
     },
     async (ctx, q) => {
       if (q.role !== undefined && !isRole(q.role)) throw badRequest('Invalid role');
-      const target = await userFromPath(ctx, q.user, { allowDeactivated: true });
+      const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
       await updateUser(ctx.svc, ctx.realm, ctx.user, target.id, {
         full_name: q.full_name,
         role: q.role,
@@ -88,13 +80,13 @@ export function userRoutes(r: Router): void {
   );
 
   r.route('DELETE', '/users/{user:str}', { deactivation_notification_comment: p.str(z.string().max(2000)).optional() }, async (ctx, q) => {
-    const target = await userFromPath(ctx, q.user);
+    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user);
     await deactivateUser(ctx.svc, ctx.realm, ctx.user, target.id);
     return {};
   });
 
   r.route('POST', '/users/{user:str}/reactivate', {}, async (ctx, q) => {
-    const target = await userFromPath(ctx, q.user, { allowDeactivated: true });
+    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
     await reactivateUser(ctx.svc, ctx.realm, ctx.user, target.id);
     return {};
   });
