@@ -31,6 +31,7 @@ import { presenceRoutes } from './presence/routes.ts';
 import { navigationViewRoutes } from './navigation_views/routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { pushRoutes } from './push/routes.ts';
+import { invitationRoutes } from './invitations/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -57,6 +58,7 @@ export function apiRoutes(): Router {
   navigationViewRoutes(router);
   draftRoutes(router);
   pushRoutes(router);
+  invitationRoutes(router);
   return router;
 }
 

@@ -38,6 +38,12 @@ export interface Config {
   credentialCacheMs: number;
   /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */
   pushServiceUrl: string | undefined;
+  invitations: {
+    /** Validity of an invitation when the request names none (INVITATION_LINK_VALIDITY_MINUTES). */
+    validityMinutes: number;
+    /** Invitations an organization may send per 24 hours, unless the operator set its own limit. */
+    dailyLimit: number;
+  };
   logLevel: string;
 }
 
@@ -79,6 +85,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     },
     credentialCacheMs: int(env.CREDENTIAL_CACHE_MS, 5000),
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
+    invitations: {
+      validityMinutes: int(env.INVITATION_LINK_VALIDITY_MINUTES, 14400),
+      dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
+    },
     logLevel: env.LOG_LEVEL ?? 'info',
   };
   return { ...base, ...overrides };

@@ -15,6 +15,7 @@ import { getUserByEmail, listUsers } from '../users/queries.ts';
 import { ROLE, type Role } from '../users/roles.ts';
 import { ApiError } from '../http/errors.ts';
 import { assertDataDirFree } from '../db/lock.ts';
+import { setDailyInvitationLimit } from '../invitations/actions.ts';
 
 const USAGE = `Usage: npm run manage -- <command> [options]
 
@@ -26,6 +27,7 @@ Commands:
   list-users      --org S
   change-role     --org S --email E --role R
   reset-password  --org S --email E [--password P]
+  set-invite-limit --org S --limit N|default   invitations the organization may send a day
 
 --org is an organization's subdomain ('' for the root organization).
 Roles: owner, administrator, moderator, member, guest.
@@ -63,7 +65,7 @@ export async function manage(argv: string[], out: (line: string) => void = conso
   const { values } = parseArgs({
     args: rest,
     options: Object.fromEntries(
-      ['subdomain', 'name', 'owner-email', 'owner-name', 'owner-password', 'org', 'email', 'role', 'password'].map((o) => [o, { type: 'string' }]),
+      ['subdomain', 'name', 'owner-email', 'owner-name', 'owner-password', 'org', 'email', 'role', 'password', 'limit'].map((o) => [o, { type: 'string' }]),
     ),
     strict: true,
   }) as { values: Record<string, string | undefined> };
@@ -143,6 +145,14 @@ export async function manage(argv: string[], out: (line: string) => void = conso
         await setPasswordAsOperator(svc, realm, user.id, password);
         out(`password of ${user.delivery_email} reset`);
         if (!values.password) out(`new password (shown only now): ${password}`);
+        break;
+      }
+      case 'set-invite-limit': {
+        const realm = await realmFor();
+        const limit = need(values, 'limit');
+        if (limit !== 'default' && !/^\d+$/.test(limit)) throw new UsageError(`--limit is a number of invitations or 'default'`);
+        await setDailyInvitationLimit(svc, realm.id, limit === 'default' ? null : Number(limit));
+        out(`'${realm.string_id}' may send ${limit === 'default' ? config.invitations.dailyLimit : limit} invitations a day`);
         break;
       }
       default:

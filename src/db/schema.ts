@@ -13,6 +13,7 @@ import type { PresenceTables } from '../presence/tables.ts';
 import type { NavigationViewTables } from '../navigation_views/tables.ts';
 import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
+import type { InvitationTables } from '../invitations/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -27,7 +28,8 @@ export interface Database
     PresenceTables,
     NavigationViewTables,
     DraftTables,
-    PushTables {}
+    PushTables,
+    InvitationTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

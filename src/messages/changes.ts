@@ -1,6 +1,7 @@
 // What editing and deleting messages share: finding a message the user may
 // change, and who hears about a change to it.
 
+import { sql } from 'kysely';
 import type { Tx } from '../db/transact.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from './tables.ts';
@@ -8,6 +9,7 @@ import { badRequest } from '../http/errors.ts';
 import { getChannel, subscriberIds } from '../channels/queries.ts';
 import type { ChannelViewer } from '../channels/access.ts';
 import { canSee } from './search.ts';
+import { intArray } from './state-support.ts';
 
 export const invalidMessage = () => badRequest('Invalid message(s)');
 
@@ -27,7 +29,7 @@ export async function messageToChange(tx: Tx, viewer: ChannelViewer, messageId: 
 /** Users with a copy of any of the messages. */
 export async function copyHolders(tx: Tx, messageIds: number[]): Promise<Set<number>> {
   if (messageIds.length === 0) return new Set();
-  const rows = await tx.selectFrom('user_messages').select('user_id').distinct().where('message_id', 'in', messageIds).execute();
+  const rows = await tx.selectFrom('user_messages').select('user_id').distinct().where('message_id', '=', sql<number>`any(${intArray(messageIds)})`).execute();
   return new Set(rows.map((r) => r.user_id));
 }
 

@@ -1,6 +1,7 @@
 // DELETE /messages/{message_id} (digest section 2 "Delete message"): who may
 // delete which message, and the `delete_message` event.
 
+import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -12,6 +13,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { channelViewer, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { firstMessageId, messageAudience, messageToChange } from './changes.ts';
+import { intArray } from './state-support.ts';
 
 const noPermission = () => badRequest("You don't have permission to delete this message");
 
@@ -52,7 +54,7 @@ export async function deleteMessages(tx: Tx, emit: Emit, realm: Realm, messages:
   const audience = await messageAudience(tx, ids, channel);
   if (actor) audience.add(actor.id);
   const firstBefore = channel ? await firstMessageId(tx, channel.id) : null;
-  await tx.deleteFrom('messages').where('realm_id', '=', realm.id).where('id', 'in', ids).execute();
+  await tx.deleteFrom('messages').where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
   // One event, with every id; the shaper splits it for clients without bulk_message_deletion.
   const event = channel
     ? { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: channel.id, topic: messages[0].topic }

@@ -31,6 +31,7 @@ import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { renderMarkdown } from '../rendering/index.ts';
+import type { RenderResult } from '../markdown/index.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
 import { checkCanPost, checkTopicAllowed, mentionFlags } from './send.ts';
 import { normalizeContent, normalizeTopic, topicParameter } from './validation.ts';
@@ -38,6 +39,7 @@ import { channelRecipientId } from './recipients.ts';
 import { FLAG_BITS, flagNames } from './flags.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { copyHolders, firstMessageId, messageToChange } from './changes.ts';
+import { intArray } from './state-support.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
@@ -124,11 +126,7 @@ async function readableBy(tx: Tx, viewer: ChannelViewer, channel: Channel, messa
     .selectFrom('user_messages')
     .select('message_id')
     .where('user_id', '=', viewer.user.id)
-    .where(
-      'message_id',
-      'in',
-      messages.map((m) => m.id),
-    )
+    .where('message_id', '=', sql<number>`any(${intArray(messages.map((m) => m.id))})`)
     .execute();
   const ids = new Set(own.map((r) => r.message_id));
   return messages.filter((m) => ids.has(m.id));
@@ -139,8 +137,14 @@ async function readersOf(tx: Tx, realm: Realm, channel: Channel, userIds: Iterab
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return new Set();
   const [users, subs] = await Promise.all([
-    tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', 'in', ids).execute(),
-    tx.selectFrom('subscriptions').select('user_id').where('channel_id', '=', channel.id).where('active', '=', true).where('user_id', 'in', ids).execute(),
+    tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute(),
+    tx
+      .selectFrom('subscriptions')
+      .select('user_id')
+      .where('channel_id', '=', channel.id)
+      .where('active', '=', true)
+      .where('user_id', '=', sql<number>`any(${intArray(ids)})`)
+      .execute(),
   ]);
   const subscribed = new Set(subs.map((s) => s.user_id));
   // The only groups hasContentAccess asks about.
@@ -255,6 +259,10 @@ async function carryTopicPolicies(tx: Tx, emit: Emit, viewer: ChannelViewer, mov
 
 export async function editMessage(svc: Services, realm: Realm, actor: User, messageId: number, req: EditRequest): Promise<{ detached_uploads: unknown[] }> {
   return transact(svc, async (tx, emit) => {
+    // Moves of many messages lock many rows: they take turns, before any row lock, so that two never deadlock.
+    if (req.propagate_mode !== 'change_one' && (req.topic !== undefined || req.stream_id !== undefined)) {
+      await sql`select pg_advisory_xact_lock(${0x4d4f5645}::integer, ${realm.id}::integer)`.execute(tx);
+    }
     const viewer = await channelViewer(tx, realm, actor);
     const { message, channel: from } = await messageToChange(tx, viewer, messageId);
     const settings = settingsOf(realm);
@@ -318,7 +326,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
     }
 
     // Content: rendered and its mentions checked before anything is written.
-    let rendered: Awaited<ReturnType<typeof renderMarkdown>> | undefined;
+    let rendered: RenderResult | undefined;
     let mentionBits: Map<number, number> | undefined;
     let holders: Set<number> | undefined;
     if (content !== undefined) {
@@ -406,7 +414,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
           edit_history = coalesce(edit_history, '[]'::jsonb) || jsonb_build_array(${moveEntry}),
           topic = ${toTopic}, channel_id = ${to.id}, recipient_id = ${recipientId},
           last_moved_at = ${countsAsMove ? sql`${now}::timestamptz` : sql`last_moved_at`}
-        where realm_id = ${realm.id} and id in (${sql.join(otherIds)})`.execute(tx);
+        where realm_id = ${realm.id} and id = any(${intArray(otherIds)})`.execute(tx);
     }
 
     // Mentions the new content makes or drops: one update per resulting set of mention flags.
@@ -421,7 +429,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
           .updateTable('user_messages')
           .set({ flags: sql<number>`(flags & ${~MENTION_FLAGS}::integer) | ${bits}::integer` })
           .where('message_id', '=', message.id)
-          .where('user_id', 'in', userIds)
+          .where('user_id', '=', sql<number>`any(${intArray(userIds)})`)
           .execute();
       }
     }
@@ -434,20 +442,17 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       const readers = await readersOf(tx, realm, to, had);
       for (const id of had) if (!readers.has(id)) losing.add(id);
       if (losing.size > 0) {
-        await tx.deleteFrom('user_messages').where('message_id', 'in', changedIds).where('user_id', 'in', [...losing]).execute();
+        await tx.deleteFrom('user_messages').where('message_id', '=', sql<number>`any(${intArray(changedIds)})`).where('user_id', '=', sql<number>`any(${intArray([...losing])})`).execute();
         // For them the messages are gone.
         emit(realm.id, { type: 'delete_message', message_ids: changedIds, message_type: 'stream', stream_id: from.id, topic: message.topic }, losing);
       }
       if (!to.history_public_to_subscribers) {
         // Protected history is read through copies: the destination's subscribers get one (as read).
-        const subs = await tx.selectFrom('subscriptions').select('user_id').where('channel_id', '=', to.id).where('active', '=', true).execute();
-        if (subs.length > 0) {
-          await tx
-            .insertInto('user_messages')
-            .values(subs.flatMap((s) => changedIds.map((message_id) => ({ realm_id: realm.id, user_id: s.user_id, message_id, flags: FLAG_BITS.read }))))
-            .onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing())
-            .execute();
-        }
+        await sql`insert into user_messages (realm_id, user_id, message_id, flags)
+            select ${realm.id}::integer, s.user_id, m.id, ${FLAG_BITS.read}::integer
+            from subscriptions s cross join unnest(${intArray(changedIds)}) as m(id)
+            where s.channel_id = ${to.id} and s.active
+            on conflict (user_id, message_id) do nothing`.execute(tx);
       }
     }
 
@@ -489,7 +494,7 @@ interface UpdateFacts {
   from: Channel | null;
   to: Channel | null;
   losing: Set<number>;
-  content?: { content: string; rendered: { html: string; is_me_message: boolean } };
+  content?: { content: string; rendered: RenderResult };
   topic?: string;
   streamMoved: boolean;
   propagateMode: PropagateMode;
@@ -529,7 +534,11 @@ async function emitUpdate(tx: Tx, emit: Emit, realm: Realm, f: UpdateFacts): Pro
     }
   }
 
-  const copies = await tx.selectFrom('user_messages').select(['user_id', 'message_id', 'flags']).where('message_id', 'in', f.changedIds).execute();
+  const copies = await tx
+    .selectFrom('user_messages')
+    .select(['user_id', 'message_id', 'flags'])
+    .where('message_id', '=', sql<number>`any(${intArray(f.changedIds)})`)
+    .execute();
   const audience = new Set(copies.map((c) => c.user_id));
   const perUser: Record<number, Record<string, unknown>> = {};
   for (const c of copies) if (c.message_id === message.id) perUser[c.user_id] = { flags: flagNames(c.flags) };

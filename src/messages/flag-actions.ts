@@ -90,15 +90,12 @@ async function changeFlags(tx: Tx, emit: Emit, realm: Realm, user: User, ids: nu
   if (historical.length > 0) {
     // Only changes that alter `read` + `historical` reach here (others are no-ops for such messages).
     await checkAccess(tx, realm, user, historical);
-    await tx
-      .insertInto('user_messages')
-      .values(historical.map((message_id) => ({ realm_id: realm.id, user_id: user.id, message_id, flags: (HISTORICAL_BITS & ~bit) | target })))
-      .onConflict((oc) =>
-        oc.columns(['user_id', 'message_id']).doUpdateSet({
-          flags: change.op === 'add' ? sql<number>`user_messages.flags | ${bit}` : sql<number>`user_messages.flags & ${~bit}`,
-        }),
-      )
-      .execute();
+    // A concurrent request may have stored the copy first: then the change applies to it.
+    await sql`
+      insert into user_messages (realm_id, user_id, message_id, flags)
+      select ${realm.id}::integer, ${user.id}::integer, id, ${(HISTORICAL_BITS & ~bit) | target}::integer from unnest(${intArray(historical)}) as id
+      on conflict (user_id, message_id) do update
+        set flags = ${change.op === 'add' ? sql`user_messages.flags | ${bit}::integer` : sql`user_messages.flags & ${~bit}::integer`}`.execute(tx);
   }
   const existing = changed.filter((id) => flagsOf.has(id));
   if (existing.length > 0) {

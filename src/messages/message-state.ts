@@ -53,9 +53,10 @@ export const maxMessageIdSection: StateSection = {
       if (!cache.subscriptions.received(message, ctx.user.id) || cache.ids.includes(message.id)) return;
       cache.ids.push(message.id);
       cache.ids.sort(byId);
-    } else if (event.type === 'update_message_flags') {
-      // Every message a flag event lists has a copy now: starring history stores one.
-      const added = (event.messages as number[]).filter((id) => !cache.ids.includes(id));
+    } else if (event.type === 'update_message_flags' || (event.type === 'reaction' && event.op === 'add' && event.user_id === ctx.user.id)) {
+      // A message a flag event lists, or the user reacted to, has a copy now: starring or reacting to history stores one.
+      const ids = event.type === 'reaction' ? [event.message_id as number] : (event.messages as number[]);
+      const added = ids.filter((id) => !cache.ids.includes(id));
       if (added.length === 0) return;
       cache.ids.push(...added);
       cache.ids.sort(byId);

@@ -19,9 +19,8 @@ import { ApiError, badRequest } from '../http/errors.ts';
 import { EXTRA_EMOJI, emojiCodeForName, emojiNamesForCode } from '../markdown/emoji.ts';
 import { customEmojiById, customEmojiByName } from '../custom_emoji/queries.ts';
 import { channelViewer } from '../channels/access.ts';
-import { getChannel, subscriberIds } from '../channels/queries.ts';
 import { userSettings } from '../users/settings.ts';
-import { canSee } from './search.ts';
+import { messageAudience, messageToChange } from './changes.ts';
 import { FLAG_BITS } from './flags.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY } from './user-topics.ts';
 
@@ -71,39 +70,11 @@ interface Target {
   flags: number | undefined;
 }
 
-/**
- * A message the user may react to, locked until the transaction ends (so that
- * two votes for one emoji agree on its name). Messages in archived channels
- * can be read but no longer changed.
- */
+/** A message the user may react to (see messageToChange), with the user's flags on it. */
 async function accessForReaction(tx: Tx, realm: Realm, user: User, messageId: number): Promise<Target> {
-  const invalid = () => badRequest('Invalid message(s)');
-  const message = await tx.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', messageId).forUpdate().executeTakeFirst();
-  if (!message) throw invalid();
+  const { message, channel } = await messageToChange(tx, await channelViewer(tx, realm, user), messageId);
   const copy = await tx.selectFrom('user_messages').select('flags').where('user_id', '=', user.id).where('message_id', '=', message.id).executeTakeFirst();
-  if (!(await canSee(tx, { realm, viewer: await channelViewer(tx, realm, user) }, message, copy !== undefined))) throw invalid();
-  const channel = message.channel_id === null ? undefined : await getChannel(tx, realm.id, message.channel_id);
-  if (channel?.is_archived) throw invalid();
-  return { message, channel, flags: copy?.flags };
-}
-
-/**
- * Who hears of a reaction: everyone with a copy of the message (historical
- * copies included), and the subscribers of a channel whose history they can
- * read; queues following all public channels too (see `emitReaction`).
- */
-async function reactionAudience(tx: Tx, target: Target): Promise<number[]> {
-  const holders = await tx
-    .selectFrom('user_messages as um')
-    .innerJoin('users as u', 'u.id', 'um.user_id')
-    .select('um.user_id')
-    .where('um.message_id', '=', target.message.id)
-    .where('u.is_active', '=', true)
-    .execute();
-  const ids = new Set(holders.map((r) => r.user_id));
-  const { channel } = target;
-  if (channel?.history_public_to_subscribers) for (const id of (await subscriberIds(tx, [channel.id])).get(channel.id)!) ids.add(id);
-  return [...ids];
+  return { message, channel: channel ?? undefined, flags: copy?.flags };
 }
 
 async function emitReaction(tx: Tx, emit: Emit, realm: Realm, user: User, target: Target, op: 'add' | 'remove', reaction: Emoji & { emoji_name: string }) {
@@ -120,7 +91,7 @@ async function emitReaction(tx: Tx, emit: Emit, realm: Realm, user: User, target
       emoji_code: reaction.emoji_code,
       reaction_type: reaction.reaction_type,
     },
-    await reactionAudience(tx, target),
+    [...(await messageAudience(tx, [target.message.id], target.channel ?? null))],
     { publicChannel: target.channel !== undefined && !target.channel.invite_only },
   );
 }

@@ -83,19 +83,22 @@ async function rewriteWith(db: Executor, s: Searcher, terms: NarrowTerm[]): Prom
   return [...kept, { operator: 'dm', operand: others.length > 0 ? others : [s.viewer!.user.id], negated: false }];
 }
 
-/** Whether a searcher may read one message. */
+/**
+ * Whether a searcher may read one message (the reference's has_message_access):
+ * a direct message needs a copy; a channel message needs access to the channel
+ * now, and, where the channel's history is protected, a copy too.
+ */
 export async function canSee(db: Executor, s: Searcher, message: Message, hasCopy?: boolean): Promise<boolean> {
-  if (s.viewer) {
-    const copy =
-      hasCopy ??
+  const copy = async () =>
+    hasCopy ??
+    (s.viewer !== null &&
       (await db.selectFrom('user_messages').select('message_id').where('user_id', '=', s.viewer.user.id).where('message_id', '=', message.id).executeTakeFirst()) !==
-        undefined;
-    if (copy) return true;
-  }
-  if (message.channel_id === null) return false;
+        undefined);
+  if (message.channel_id === null) return copy();
   const channel = (await getChannel(db, s.realm.id, message.channel_id))!;
-  if (!channel.history_public_to_subscribers) return false;
-  return s.viewer ? hasContentAccess(s.viewer, channel) : channel.is_web_public;
+  const readable = s.viewer ? hasContentAccess(s.viewer, channel) : channel.is_web_public;
+  if (!readable) return false;
+  return channel.history_public_to_subscribers || (await copy());
 }
 
 export async function buildSearch(db: Executor, s: Searcher, narrow: NarrowTerm[]): Promise<Search> {

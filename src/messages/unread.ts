@@ -248,15 +248,18 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
         if (!entry || entry.type !== 'stream') continue;
         if (typeof event.subject === 'string') entry.topic = event.subject;
         if (typeof event.new_stream_id === 'number') entry.stream_id = event.new_stream_id;
+        if (cache.subscriptions.left.has(entry.stream_id)) entries.delete(id);
         changed = true;
       }
-      const edited = entries.get(event.message_id as number);
-      if (Array.isArray(event.flags) && cache.mentions.has(event.message_id as number)) {
-        cache.mentions.set(event.message_id as number, mentionOfNames(event.flags as string[]));
-      }
-      if (edited && Array.isArray(event.flags)) {
-        edited.mention = mentionOfNames(event.flags as string[]);
-        changed = true;
+      if (Array.isArray(event.flags)) {
+        const id = event.message_id as number;
+        const mention = mentionOfNames(event.flags as string[]);
+        if (cache.mentions.has(id)) cache.mentions.set(id, mention);
+        const edited = entries.get(id);
+        if (edited) {
+          edited.mention = mention;
+          changed = true;
+        }
       }
       return changed;
     }

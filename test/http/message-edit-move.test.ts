@@ -56,6 +56,7 @@ test('topic moves: change_one, change_later, change_all; history and last_moved_
 
 test('update_message for a topic move: every moved id, the move fields, to everyone in the channel', async () => {
   const ids = await topicOf4('events');
+  const viewer = await registerViewer(o.server, o.carol);
   const queues = { bob: await listen(o.bob), guest: await listen(o.guest), outsider: await listen(await o.server.createUser()) };
   const linkifier = await o.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://trac.example.com/ticket/{id}' });
   assert.equal(linkifier.status, 200, JSON.stringify(linkifier.body));
@@ -81,6 +82,7 @@ test('update_message for a topic move: every moved id, the move fields, to every
     },
   );
   assert.equal((await events(queues.guest, 'update_message')).length, 1);
+  await expectStateInSync(o.server, viewer, 'unread messages in a moved topic');
   assert.deepEqual(await events(queues.outsider, 'update_message'), []);
 });
 
@@ -182,6 +184,12 @@ test('moves between channels: permissions, the destination, the time limit', asy
       await setChannelPermission(o, denmark, 'can_move_messages_out_of_channel_group', 'role:nobody');
     }
   });
+  // Organization administrators always may; moderators only through the setting.
+  await withPermissions(o, { can_move_messages_between_channels_group: 'role:nobody' }, async () => {
+    const third = await send(o.bob, denmark, 'travel', 'c');
+    expectError(await edit(o.moderator, third, { stream_id: target }), "You don't have permission to move this message");
+    assert.equal((await edit(o.admin, third, { stream_id: target })).status, 200);
+  });
   const m = await fetch(o.alice, ids[0]);
   assert.equal(m.stream_id, target);
   assert.equal(m.subject, 'travel');
@@ -203,7 +211,7 @@ test('moves between channels: permissions, the destination, the time limit', asy
   expectError(await edit(o.alice, inFrozen, { content: 'thawed' }), 'Invalid message(s)');
   // The destination's topics policy.
   const named = await channel(o, [o.alice], { topics_policy: 'disable_empty_topic' });
-  const general = await send(o.alice, denmark, '', 'general words');
+  const general = await send(o.moderator, denmark, '', 'general words');
   expectError(await edit(o.alice, general, { stream_id: named }), 'Sending messages to the general chat topic is not allowed in this channel.');
   // The time limit, from which moderators are spared.
   await withSettings(o, { move_messages_between_streams_limit_seconds: 3600 }, async () => {
@@ -228,8 +236,10 @@ test('a move to a private channel: who can no longer read loses the messages, it
     admin: await listen(o.admin),
     moderator: await listen(o.moderator, { all_public_streams: true }),
   };
+  const viewers = [await registerViewer(o.server, o.alice), await registerViewer(o.server, o.bob)];
   const res = await edit(o.alice, ids[1], { stream_id: vault, topic: 'vaulted', propagate_mode: 'change_all' });
   assert.equal(res.status, 200, JSON.stringify(res.body));
+  for (const viewer of viewers) await expectStateInSync(o.server, viewer, `${viewer.client.email} after the move to a private channel`);
   for (const c of [o.bob, o.carol, o.guest]) {
     for (const id of ids) {
       expectError(await c.get(`/messages/${id}`), 'Invalid message(s)');
@@ -289,6 +299,7 @@ test('topic preferences follow a whole topic; a partial move lets its sender fol
   await o.carol.post('/user_topics', { stream_id: trips, topic: 'journey', visibility_policy: 2 });
   const existing = await send(o.alice, trips, 'journey', 'already here');
   const bobQueue = await listen(o.bob);
+  const viewers = [await registerViewer(o.server, o.bob), await registerViewer(o.server, o.carol)];
   const policies = async (c: Client) =>
     (await o.server.svc.db.selectFrom('user_topics').select(['topic', 'visibility_policy']).where('user_id', '=', c.id).where('channel_id', '=', trips).orderBy('topic').execute()).map(
       (r) => [r.topic, r.visibility_policy],
@@ -297,6 +308,7 @@ test('topic preferences follow a whole topic; a partial move lets its sender fol
   assert.deepEqual(await policies(o.bob), [['journey', 3]]);
   // Carol muted the old topic and unmuted the one it joined: the more visible wins.
   assert.deepEqual(await policies(o.carol), [['journey', 2]]);
+  for (const viewer of viewers) await expectStateInSync(o.server, viewer, `${viewer.client.email} after a whole topic moved`);
   const bobEvents = await events(bobQueue, 'user_topic');
   assert.deepEqual(
     bobEvents.map((e) => [e.topic_name, e.visibility_policy]),

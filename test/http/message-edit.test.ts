@@ -256,6 +256,8 @@ test('GET /messages/{id}/history: snapshots oldest first, with an HTML diff of e
     user_id: o.bob.id,
     prev_topic: 'party at my houz',
   });
+  // Public history: readable without a copy.
+  assert.equal((await o.carol.get(`/messages/${id}/history`)).body.message_history.length, 3);
   // A message never edited has its original snapshot only.
   const plain = await send(o.alice, denmark, '', 'untouched');
   const single = await o.alice.get(`/messages/${plain}/history`);

@@ -7,6 +7,7 @@ import { startTestServer, type Client, type TestServer } from '../support/server
 import { ROLE } from '../../src/users/roles.ts';
 import { markAllAsRead } from '../../src/messages/flag-actions.ts';
 import { getUser } from '../../src/users/queries.ts';
+import { channelId as idOf, drain, queueFor, readEvent, sendTo, subscribe } from './message-flags.fixture.ts';
 
 let server: TestServer;
 let alice: Client;
@@ -23,20 +24,7 @@ before(async () => {
 });
 after(() => server.close());
 
-async function subscribe(by: Client, name: string, users: Client[], extra: Record<string, unknown> = {}) {
-  const res = await by.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: users.map((u) => u.id), ...extra });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-}
-
-async function channelId(name: string): Promise<number> {
-  return (await bob.get('/get_stream_id', { stream: name })).body.stream_id;
-}
-
-async function sendTo(c: Client, channel: string, topic: string, content = 'hello'): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to: channel, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const channelId = (name: string) => idOf(bob, name);
 
 async function sendMany(channel: string, topic: string, n: number): Promise<number[]> {
   const ids: number[] = [];
@@ -52,26 +40,6 @@ async function unreadIn(c: Client, narrow: unknown[]): Promise<number[]> {
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body.messages.map((m: any) => m.id);
 }
-
-interface Queue {
-  client: Client;
-  id: string;
-  last: number;
-}
-
-async function queueFor(client: Client): Promise<Queue> {
-  const res = await client.post('/register', { event_types: ['update_message_flags'] });
-  return { client, id: res.body.queue_id, last: res.body.last_event_id };
-}
-
-async function drain(q: Queue): Promise<Record<string, any>[]> {
-  const res = await q.client.get('/events', { queue_id: q.id, last_event_id: q.last, dont_block: true });
-  const events = res.body.events as Record<string, any>[];
-  if (events.length > 0) q.last = events.at(-1)!.id;
-  return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
-}
-
-const readEvent = (messages: number[], all = false) => ({ type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages, all });
 
 test('a narrow range: counts, ids, ends found, and only changes listed', async () => {
   const ids = await sendMany('Lisbon', 'range', 6);

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
+import { channelId as idOf, drain, queueFor, sendDm, sendTo, subscribe } from './message-flags.fixture.ts';
 
 let server: TestServer;
 let admin: Client;
@@ -25,30 +26,9 @@ before(async () => {
   // Verona: public, alice never subscribed (its history is public to her).
   await subscribe(admin, 'Verona', [admin, bob]);
   await subscribe(admin, 'Secret', [admin, bob], { invite_only: true });
-  [denmark, verona, secret] = [await channelId('Denmark'), await channelId('Verona'), await channelId('Secret')];
+  [denmark, verona, secret] = [await idOf(admin, 'Denmark'), await idOf(admin, 'Verona'), await idOf(admin, 'Secret')];
 });
 after(() => server.close());
-
-async function subscribe(by: Client, name: string, users: Client[], extra: Record<string, unknown> = {}) {
-  const res = await by.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: users.map((u) => u.id), ...extra });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-}
-
-async function channelId(name: string): Promise<number> {
-  return (await admin.get('/get_stream_id', { stream: name })).body.stream_id;
-}
-
-async function sendTo(c: Client, channel: string, topic: string, content = 'hello'): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to: channel, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
-
-async function sendDm(c: Client, to: Client[], content = 'psst'): Promise<number> {
-  const res = await c.post('/messages', { type: 'direct', to: JSON.stringify(to.map((u) => u.id)), content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
 
 async function flagsOf(c: Client, id: number): Promise<string[]> {
   const res = await c.get(`/messages/${id}`);
@@ -57,27 +37,6 @@ async function flagsOf(c: Client, id: number): Promise<string[]> {
 }
 
 const flag = (c: Client, messages: number[], op: string, name: string) => c.post('/messages/flags', { messages, op, flag: name });
-
-interface Queue {
-  client: Client;
-  id: string;
-  last: number;
-}
-
-async function queueFor(client: Client, params: Record<string, unknown> = {}): Promise<Queue> {
-  const res = await client.post('/register', { event_types: ['update_message_flags'], ...params });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return { client, id: res.body.queue_id, last: res.body.last_event_id };
-}
-
-/** The events waiting in a queue, without their ids. */
-async function drain(q: Queue): Promise<Record<string, any>[]> {
-  const res = await q.client.get('/events', { queue_id: q.id, last_event_id: q.last, dont_block: true });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  const events = res.body.events as Record<string, any>[];
-  if (events.length > 0) q.last = events.at(-1)!.id;
-  return events.filter((e) => e.type !== 'heartbeat').map(({ id: _id, ...rest }) => rest);
-}
 
 test('flag and operation errors, in the reference order and words', async () => {
   const id = await sendTo(bob, 'Denmark', 'errors');
@@ -106,6 +65,10 @@ test('flag and operation errors, in the reference order and words', async () => 
   assert.equal((await alice.post('/messages/flags', { messages: '5', op: 'add', flag: 'read' })).body.msg, 'messages is not a list');
   assert.equal((await alice.post('/messages/flags', { messages: [id], flag: 'read' })).body.code, 'REQUEST_VARIABLE_MISSING');
   assert.deepEqual(await flagsOf(alice, id), []);
+  // Only users change their flags: no credentials, no flags.
+  for (const path of ['/messages/flags', '/messages/flags/narrow', '/mark_all_as_read', '/mark_stream_as_read', '/mark_topic_as_read']) {
+    assert.equal((await server.anonymous.post(path, { messages: [id], op: 'add', flag: 'read' })).body.code, 'UNAUTHORIZED', path);
+  }
 });
 
 test('starring and unstarring: the reply echoes the ids, the event lists what changed', async () => {

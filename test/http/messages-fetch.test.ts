@@ -289,3 +289,11 @@ test('matches_narrow and render', async () => {
   const rendered = await bob.post('/messages/render', { content: '**bold** @**Alice Able**' });
   assert.equal(rendered.body.rendered, `<p><strong>bold</strong> <span class="user-mention" data-user-id="${alice.id}">@Alice Able</span></p>`);
 });
+
+test('leaving a private channel ends access to its messages, copies or not', async () => {
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Leaving' }], invite_only: true, principals: [admin.id, carol.id] });
+  const sent = await admin.post('/messages', { type: 'stream', to: 'Leaving', topic: 't', content: 'for members only' });
+  assert.equal((await carol.get(`/messages/${sent.body.id}`)).status, 200);
+  await carol.delete('/users/me/subscriptions', { subscriptions: ['Leaving'] });
+  assert.equal((await carol.get(`/messages/${sent.body.id}`)).body.msg, 'Invalid message(s)');
+});

