@@ -16,7 +16,8 @@ export const userTopicsSection: StateSection = {
   async fetch(ctx) {
     if (!ctx.user) return { user_topics: [] };
     const entries = await userTopics(ctx.svc.db, ctx.user.id);
-    return { user_topics: entries.map((e) => ({ ...e, topic_name: shown(ctx, e.topic_name) })) };
+    // Sorted as shown, the order events keep it in.
+    return { user_topics: entries.map((e) => ({ ...e, topic_name: shown(ctx, e.topic_name) })).sort(compareUserTopics) };
   },
   apply(state, event) {
     if (event.type !== 'user_topic') return;
