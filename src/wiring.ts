@@ -7,7 +7,8 @@ import { registerGroupUseSource } from './user_groups/objections.ts';
 import { channelCompanions, channelsUsingGroups } from './channels/queries.ts';
 import { registerUserAccessSource } from './users/queries.ts';
 import { directMessagePartners } from './messages/recipients.ts';
-import { registerNamedTopicCheck } from './channels/actions.ts';
+import { registerNamedTopicCheck, registerUnsubscribeHook } from './channels/actions.ts';
+import { markChannelMessagesRead } from './messages/flag-actions.ts';
 import { hasNamedTopics } from './messages/edit.ts';
 
 let wired = false;
@@ -21,4 +22,5 @@ export function wireDomains(): void {
   registerUserAccessSource(channelCompanions);
   registerUserAccessSource(directMessagePartners);
   registerNamedTopicCheck(hasNamedTopics);
+  registerUnsubscribeHook(markChannelMessagesRead);
 }

@@ -304,6 +304,14 @@ export async function createChannel(
   });
 }
 
+type UnsubscribeHook = (tx: Tx, emit: Emit, realmId: number, userId: number, channelId: number) => Promise<unknown>;
+let afterUnsubscribe: UnsubscribeHook = async () => undefined;
+
+/** The messages domain marks a left channel's messages read (see wiring.ts). */
+export function registerUnsubscribeHook(hook: UnsubscribeHook): void {
+  afterUnsubscribe = hook;
+}
+
 /** DELETE /users/me/subscriptions: `subscriptions` are channel names. */
 export async function unsubscribe(svc: Services, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
   return transact(svc, async (tx, emit) => {
@@ -342,6 +350,10 @@ async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User
     if (mine.length === 0) continue;
     emit(realm.id, { type: 'subscription', op: 'remove', subscriptions: mine.map((r) => ({ name: r.channel.name, stream_id: r.channel.id })) }, [user.id]);
   }
+  // Unread messages live only in subscribed channels: leaving marks the channel read (as Zulip does, after
+  // telling of the unsubscription),
+  // else rejoining would bring old messages back unread.
+  for (const r of removed) await afterUnsubscribe(tx, emit, realm.id, r.user.id, r.channel.id);
   await emitPeerChanges(
     tx,
     emit,

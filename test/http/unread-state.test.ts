@@ -237,7 +237,6 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
 // (Zulip does it right after the unsubscription), else rejoining brings them back unread.
 test(
   'in sync: rejoining a channel left with unread messages',
-  { todo: 'channels: removeSubscriptions should call markChannelMessagesRead (src/messages/flag-actions.ts) per removed subscription' },
   async () => {
     const gil = await server.createUser({ email: 'gil@example.com', fullName: 'Gil Gray' });
     await subscribe('Oslo', [gil]);
