@@ -10,6 +10,8 @@ import { directMessagePartners } from './messages/recipients.ts';
 import { registerNamedTopicCheck, registerUnsubscribeHook } from './channels/actions.ts';
 import { markChannelMessagesRead } from './messages/flag-actions.ts';
 import { hasNamedTopics } from './messages/edit.ts';
+import { registerUserLifecycleHooks } from './users/actions.ts';
+import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 
 let wired = false;
 
@@ -23,4 +25,5 @@ export function wireDomains(): void {
   registerUserAccessSource(directMessagePartners);
   registerNamedTopicCheck(hasNamedTopics);
   registerUnsubscribeHook(markChannelMessagesRead);
+  registerUserLifecycleHooks({ created: spendInvitationsTo, deactivated: revokeInvitationsBy });
 }

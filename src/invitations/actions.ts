@@ -18,11 +18,10 @@ import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAd
 import { isAdmin, isModerator, isOwner, ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
 import { emailInUse } from '../users/queries.ts';
-import { emitUserAdded, insertUser } from '../users/actions.ts';
+import { announceNewUser, insertUser } from '../users/actions.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { canAddSubscribers, channelViewer, hasMetadataAccess } from '../channels/access.ts';
 import { defaultChannelIds, getChannel, listChannels } from '../channels/queries.ts';
-import { addSubscriptions } from '../channels/actions.ts';
 import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '../user_groups/access.ts';
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
@@ -297,7 +296,7 @@ export async function revokeInvitation(svc: Services, realm: Realm, actor: User,
   requireMemberOrAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const inv = await accessInvitation(tx, realm, actor, id, multiuse);
-    if (await isRevoked(tx, inv)) throw badRequest('Invitation has already been revoked');
+    if (isRevoked(inv)) throw badRequest('Invitation has already been revoked');
     await tx.updateTable('invitations').set({ status: 'revoked' }).where('id', '=', inv.id).execute();
     await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
   });
@@ -312,7 +311,7 @@ export async function resendInvitation(svc: Services, realm: Realm, actor: User,
   const inv = await transact(svc, async (tx, emit) => {
     await takeTurns(tx, realm.id);
     const inv = await accessInvitation(tx, realm, actor, id, false);
-    if (await isRevoked(tx, inv)) throw badRequest('No such invitation');
+    if (isRevoked(inv)) throw badRequest('No such invitation');
     await checkDailyLimit(tx, svc, realm, 1);
     const now = new Date();
     const validity = inv.expires_at === null ? null : inv.expires_at.getTime() - inv.invited_at.getTime();
@@ -351,7 +350,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     const inv = await invitationByToken(tx, a.key.trim());
     if (!inv || inv.realm_id !== realm.id) throw badRequest('Invalid invitation link.');
     if (inv.status === 'used') throw badRequest('This invitation has already been used.');
-    if (await isRevoked(tx, inv)) throw badRequest('This invitation has been revoked.');
+    if (isRevoked(inv)) throw badRequest('This invitation has been revoked.');
     if (!isLive(inv)) throw badRequest('This invitation has expired.');
     let email: string;
     if (inv.email === null) {
@@ -373,32 +372,51 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     if (groupIds.length > 0) {
       await tx.insertInto('user_group_members').values(groupIds.map((group_id) => ({ realm_id: realm.id, group_id, user_id: user.id }))).execute();
     }
-    await emitUserAdded(tx, emit, realm, user);
-    const channelIds = new Set(await invitationChannelIds(tx, inv.id));
-    if (inv.include_realm_default_subscriptions) for (const id of await defaultChannelIds(tx, realm.id)) channelIds.add(id);
-    const channels = (await listChannels(tx, realm.id, [...channelIds])).filter((c) => !c.is_archived);
-    await addSubscriptions(
-      tx,
-      emit,
-      realm,
-      channels.map((channel) => ({ user, channel })),
-    );
-
     if (!inv.is_multiuse) {
       await tx.updateTable('invitations').set({ status: 'used', created_user_id: user.id }).where('id', '=', inv.id).execute();
     }
-    // Other invitations to the same address are spent (as the reference revokes them).
-    const others = await tx
-      .updateTable('invitations')
-      .set({ status: 'revoked' })
-      .where('realm_id', '=', realm.id)
-      .where('status', '=', 'pending')
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-      .returning('referred_by_id')
-      .execute();
-    await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id, ...others.map((o) => o.referred_by_id)]);
+    const channelIds = new Set(await invitationChannelIds(tx, inv.id));
+    if (inv.include_realm_default_subscriptions) for (const id of await defaultChannelIds(tx, realm.id)) channelIds.add(id);
+    const channels = (await listChannels(tx, realm.id, [...channelIds])).filter((c) => !c.is_archived);
+    // The users domain's creation hook (spendInvitationsTo, wiring.ts) tells an email invitation's inviter.
+    await announceNewUser(tx, emit, realm, user, channels);
+    if (inv.is_multiuse) await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
     return user;
   });
+}
+
+// ---------------------------------------------------------------- hooks for the users domain
+
+/**
+ * A new account spends every other pending invitation to its address, however
+ * it was created (as the reference revokes them); the inviters concerned, and
+ * the one whose invitation created it, are told.
+ */
+export async function spendInvitationsTo(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  const revoked = await tx
+    .updateTable('invitations')
+    .set({ status: 'revoked' })
+    .where('realm_id', '=', realm.id)
+    .where('status', '=', 'pending')
+    .where('is_multiuse', '=', false)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', user.delivery_email.toLowerCase()))
+    .returning('referred_by_id')
+    .execute();
+  const used = await tx.selectFrom('invitations').select('referred_by_id').where('created_user_id', '=', user.id).execute();
+  const referrers = [...revoked, ...used].map((r) => r.referred_by_id);
+  if (referrers.length > 0) await notifyInvitesChanged(tx, emit, realm, referrers);
+}
+
+/** A deactivated account's pending invitations and links are revoked for good (as in the reference). */
+export async function revokeInvitationsBy(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  const revoked = await tx
+    .updateTable('invitations')
+    .set({ status: 'revoked' })
+    .where('realm_id', '=', realm.id)
+    .where('referred_by_id', '=', user.id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (revoked.numUpdatedRows > 0n) await notifyInvitesChanged(tx, emit, realm, []);
 }
 
 /** For operators: an organization's own daily limit; null goes back to the server's (INVITES_DAILY_LIMIT). */

@@ -31,14 +31,9 @@ export async function managedInvitations(db: Executor, viewer: User): Promise<In
   return q.orderBy('is_multiuse').orderBy('id').execute();
 }
 
-/**
- * Revoked, or made by an account deactivated since: the reference revokes a
- * user's invitations when the account is deactivated; here they read as revoked.
- */
-export async function isRevoked(db: Executor, inv: Pick<Invitation, 'status' | 'referred_by_id'>): Promise<boolean> {
-  if (inv.status === 'revoked') return true;
-  const inviter = await db.selectFrom('users').select('is_active').where('id', '=', inv.referred_by_id).executeTakeFirstOrThrow();
-  return !inviter.is_active;
+/** Revoked by an administrator, by deactivating the inviter, or by the address's account being created. */
+export function isRevoked(inv: Pick<Invitation, 'status'>): boolean {
+  return inv.status === 'revoked';
 }
 
 export async function getInvitation(

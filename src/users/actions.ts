@@ -15,7 +15,8 @@ import { syncSystemGroupMembership } from '../user_groups/system-group-actions.t
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
 import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
-import { announceChannelVisibility, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/actions.ts';
+import { addSubscriptions, announceChannelVisibility, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/actions.ts';
+import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
 import { applyProfileData } from '../custom_profile_fields/actions.ts';
 import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
@@ -32,6 +33,28 @@ export interface NewUser {
   timezone?: string;
   canCreateUsers?: boolean;
   canChangeUserEmails?: boolean;
+}
+
+/** What other domains do when an account comes or goes, in the same transaction (see wiring.ts). */
+export interface UserLifecycleHooks {
+  created?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+  deactivated?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+}
+const lifecycleHooks: UserLifecycleHooks[] = [];
+
+export function registerUserLifecycleHooks(hooks: UserLifecycleHooks): void {
+  lifecycleHooks.push(hooks);
+}
+
+/**
+ * A new account, announced: everyone who may see it hears of it, then it joins
+ * the organization's default channels, or the channels given (an invitation's).
+ */
+export async function announceNewUser(tx: Tx, emit: Emit, realm: Realm, user: User, channels: 'default' | Channel[] = 'default'): Promise<void> {
+  await emitUserAdded(tx, emit, realm, user);
+  if (channels === 'default') await subscribeToDefaultChannels(tx, emit, realm, user);
+  else await addSubscriptions(tx, emit, realm, channels.map((channel) => ({ user, channel })));
+  for (const h of lifecycleHooks) await h.created?.(tx, emit, realm, user);
 }
 
 /** Inserts the account and its system-group memberships; no checks, no events. */
@@ -125,8 +148,7 @@ export async function createUser(
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
-    await emitUserAdded(tx, emit, realm, user);
-    await subscribeToDefaultChannels(tx, emit, realm, user);
+    await announceNewUser(tx, emit, realm, user);
     return user;
   });
 }
@@ -139,8 +161,7 @@ export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUs
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { ...u, fullName });
-    await emitUserAdded(tx, emit, realm, user);
-    await subscribeToDefaultChannels(tx, emit, realm, user);
+    await announceNewUser(tx, emit, realm, user);
     return user;
   });
 }
@@ -244,6 +265,7 @@ async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active:
   // Deactivated users leave every group (clients drop them); reactivated, they are back in them.
   if (active) await announceMemberships(tx, emit, target);
   await announceSubscriberActivity(tx, emit, realm, target, active);
+  if (!active) for (const h of lifecycleHooks) await h.deactivated?.(tx, emit, realm, target);
 }
 
 /** DELETE /users/{user_id}. */

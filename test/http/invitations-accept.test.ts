@@ -149,9 +149,9 @@ test('refused: unknown, revoked, expired and replaced links; weak passwords and 
   // Nothing was spent by the refusals.
   assert.equal((await invitationTo(server, resent)).status, 'pending');
 
-  // Someone made the account meanwhile.
+  // Someone made the account meanwhile: that spent the invitation.
   await server.createUser({ email: resent });
-  await refusedAndNoAccount(() => accept({ key: token }), 'Email is already in use.');
+  await refusedAndNoAccount(() => accept({ key: token }), 'This invitation has been revoked.');
 });
 
 test('a reusable link: an address per acceptance, until revoked; other invitations to that address are spent', async () => {
@@ -232,4 +232,40 @@ test('the invitations of a deactivated account are revoked', async () => {
   await refusedAndNoAccount(() => accept({ key: tokenOfLink(link), email: freshEmail() }), 'This invitation has been revoked.');
   refused(await admin.post(`/invites/${id}/resend`), 'No such invitation');
   refused(await admin.delete(`/invites/${id}`), 'Invitation has already been revoked');
+
+  // For good: coming back does not bring them back (the reference revokes them on deactivation).
+  ok(await owner.post(`/users/${leaving.id}/reactivate`));
+  assert.equal((await invitationTo(server, email)).status, 'revoked');
+  assert.ok(!ok(await admin.get('/invites')).invites.some((i: any) => i.email === email || i.link_url === link));
+  await refusedAndNoAccount(() => accept({ key: token }), 'This invitation has been revoked.');
+  await refusedAndNoAccount(() => accept({ key: tokenOfLink(link), email: freshEmail() }), 'This invitation has been revoked.');
+});
+
+test('deactivating an inviter tells administrators their invitations are gone', async () => {
+  const leaving = await server.createUser({ role: ROLE.MEMBER });
+  ok(await invite(leaving, freshEmail('orphan')));
+  const listeners = await invitesChangedListeners([owner, admin, member]);
+  ok(await owner.delete(`/users/${leaving.id}`));
+  assert.deepEqual(await listeners.heard(), byId([owner.id, admin.id]));
+  // Someone with nothing pending leaves quietly.
+  const quiet = await server.createUser({ role: ROLE.MEMBER });
+  ok(await owner.delete(`/users/${quiet.id}`));
+  assert.deepEqual(await listeners.heard(), []);
+  await listeners.close();
+});
+
+test('an account created another way spends the invitations to its address', async () => {
+  const email = freshEmail('direct');
+  ok(await invite(member, email));
+  ok(await invite(admin, email.toUpperCase()));
+  const { token } = await invitationTo(server, email);
+  const listeners = await invitesChangedListeners([owner, admin, member, other]);
+  await server.svc.db.updateTable('users').set({ can_create_users: true }).where('id', '=', owner.id).execute();
+  ok(await owner.post('/users', { email, password: PASSWORD, full_name: 'Direct Person' }));
+  assert.deepEqual(await listeners.heard(), byId([owner.id, admin.id, member.id]));
+  assert.ok(!ok(await admin.get('/invites')).invites.some((i: any) => i.email.toLowerCase() === email));
+  const rows = await server.svc.db.selectFrom('invitations').select('status').where((eb) => eb(eb.fn('lower', ['email']), '=', email)).execute();
+  assert.deepEqual(rows.map((r) => r.status), ['revoked', 'revoked']);
+  await refusedAndNoAccount(() => accept({ key: token }), 'This invitation has been revoked.');
+  await listeners.close();
 });
