@@ -42,6 +42,16 @@ export class QueueRegistry {
     removeFrom(this.#publicListeners, queue.options.realmId, queue);
   }
 
+  /** A deactivated user is logged out everywhere: a parked poll answers, then the queues go. */
+  dropUser(userId: number): number {
+    const queues = [...this.forUser(userId)];
+    for (const queue of queues) {
+      queue.release();
+      this.delete(queue);
+    }
+    return queues.length;
+  }
+
   forUser(userId: number): Iterable<EventQueue> {
     return this.#byUser.get(userId) ?? [];
   }

@@ -149,6 +149,27 @@ test('bad queue ids: unknown, another user\'s, deleted', async () => {
   assert.equal(deleted.body.queue_id, mine.queue_id);
 });
 
+test('deactivating a user ends their parked poll and drops their queues; back, they register afresh', async () => {
+  const leaving = await server.createUser({ role: ROLE.MEMBER });
+  const parked = await register(leaving, { event_types: ['realm_user'] });
+  const idle = await register(leaving, { event_types: ['message'] });
+  const poll = leaving.get('/events', { queue_id: parked.queue_id, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await server.owner.delete(`/users/${leaving.id}`)).status, 200);
+  const ended = await poll;
+  assert.equal(ended.status, 200, 'the parked poll answers instead of hanging');
+  assert.equal((await server.owner.post(`/users/${leaving.id}/reactivate`)).status, 200);
+  for (const queueId of [parked.queue_id, idle.queue_id]) {
+    const res = await leaving.get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+    assert.equal(res.body.code, 'BAD_EVENT_QUEUE_ID', queueId);
+  }
+  // Others' queues are untouched.
+  const watcher = await register(member, { event_types: ['realm_user'] });
+  assert.equal((await server.owner.delete(`/users/${leaving.id}`)).status, 200);
+  const seen = await member.get('/events', { queue_id: watcher.queue_id, last_event_id: -1, dont_block: true });
+  assert.deepEqual(seen.body.events.map((e: any) => [e.type, e.op, e.person.user_id, e.person.is_active]), [['realm_user', 'update', leaving.id, false]]);
+});
+
 test('GET /events parameter errors', async () => {
   const state = await register(member, { event_types: ['realm_user'] });
   assert.equal((await member.get('/events', { last_event_id: -1 })).body.var_name, 'queue_id');
