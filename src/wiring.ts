@@ -11,6 +11,8 @@ import { registerNamedTopicCheck, registerUnsubscribeHook } from './channels/act
 import { markChannelMessagesRead } from './messages/flag-actions.ts';
 import { hasNamedTopics } from './messages/edit.ts';
 import { registerUserLifecycleHooks } from './users/actions.ts';
+import { registerNoticeSender } from './notification_bot/index.ts';
+import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 
 let wired = false;
@@ -26,4 +28,5 @@ export function wireDomains(): void {
   registerNamedTopicCheck(hasNamedTopics);
   registerUnsubscribeHook(markChannelMessagesRead);
   registerUserLifecycleHooks({ created: spendInvitationsTo, deactivated: revokeInvitationsBy });
+  registerNoticeSender(sendInternalMessage);
 }

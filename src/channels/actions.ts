@@ -15,6 +15,7 @@ import { renderHtml } from '../rendering/index.ts';
 import {
   dropIfAnonymous,
   expectationMismatch,
+  groupSettingValue,
   settingValueEquals,
   storeGroupSettingValue,
   systemGroupIds,
@@ -36,6 +37,21 @@ import {
 import { accessChannel, channelAudience, channelDoesNotExist, getChannelByName } from './queries.ts';
 import { CHANNEL_PERMISSIONS, formatChannels, pickColor } from './format.ts';
 import { checkChannelDescription, checkChannelName, type TopicsPolicy } from './validation.ts';
+import {
+  MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
+  accessChangedNotice,
+  archivedNotice,
+  channelCreatedNotice,
+  channelRenamedNotice,
+  descriptionChangedNotice,
+  newChannelsAnnouncement,
+  postingPermissionChangedNotice,
+  retentionChangedNotice,
+  subscribedYouNotice,
+  topicsPolicyChangedNotice,
+  unarchivedNotice,
+} from './notices.ts';
+import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { emitChannelUpdate, emitChannelsCreated, emitChannelsGone, emitPeerChanges, emitSubscriptionsAdded, emitUnarchived } from './events.ts';
 
 /** The settings a channel can be created with (spec endpoint 2, FL 417 /channels/create). */
@@ -77,8 +93,8 @@ async function insertChannel(
     throw insufficientPermission();
   }
   if (s.folder_id !== undefined && s.folder_id !== null) await checkFolder(tx, realm.id, s.folder_id);
-  // Public channels always share their history; private ones by choice (default: yes).
-  const historyPublic = !inviteOnly || (s.history_public_to_subscribers ?? true);
+  // Public channels always share their history; private ones by choice (default: no, as the reference).
+  const historyPublic = !inviteOnly || (s.history_public_to_subscribers ?? false);
 
   const system = await systemGroupIds(tx, realm.id);
   const groupIds = {} as Record<`${ChannelPermission}_id`, number>;
@@ -217,7 +233,7 @@ async function resolvePrincipals(tx: Tx, realm: Realm, principals: (number | str
   const users: User[] = [];
   for (const p of principals) {
     const user = typeof p === 'number' ? await getUser(tx, realm.id, p) : await getUserByEmail(tx, realm.id, p);
-    if (!user || !user.is_active) throw badRequest('No such user');
+    if (!user || !user.is_active || user.is_system_bot) throw badRequest('No such user');
     if (!users.some((u) => u.id === user.id)) users.push(user);
   }
   return users;
@@ -234,6 +250,8 @@ export interface SubscribeRequest extends ChannelSettings {
   principals?: (number | string)[];
   authorization_errors_fatal: boolean;
   announce: boolean;
+  /** Tell users subscribed by someone else (FL 397; the response says whether it did). */
+  send_new_subscription_messages?: boolean;
 }
 
 /** POST /users/me/subscriptions: subscribes the caller or `principals`, creating channels that do not exist. */
@@ -270,10 +288,28 @@ export async function subscribe(svc: Services, realm: Realm, actor: User, req: S
     if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
     const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
     const { added, already } = await addSubscriptions(tx, emit, realm, pairs);
+
+    // Notification Bot, as the reference: those subscribed by someone else to existing channels
+    // (unless too many), then the announcement, then each new channel's first message.
+    const notices: Notice[] = [];
+    const subscribedUsers = new Set(added.map((a) => a.user.id));
+    const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+    if (tellSubscribers) {
+      for (const user of targets) {
+        if (user.id === actor.id || user.is_bot) continue;
+        const existing = added.filter((a) => a.user.id === user.id && !created.includes(a.channel)).map((a) => a.channel);
+        if (existing.length > 0) notices.push(subscribedYouNotice(actor, user, existing));
+      }
+    }
+    if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, created)));
+    for (const channel of created) notices.push(channelCreatedNotice(actor, channel));
+    await sendNotices(svc, tx, emit, realm, notices);
+
     return {
       subscribed: keyed(added),
       already_subscribed: keyed(already),
       ...(req.authorization_errors_fatal ? {} : { unauthorized }),
+      ...(req.send_new_subscription_messages ? { new_subscription_messages_sent: tellSubscribers } : {}),
     };
   });
 }
@@ -283,7 +319,7 @@ export async function createChannel(
   svc: Services,
   realm: Realm,
   actor: User,
-  req: ChannelSettings & { name: string; description: string; subscribers: number[] },
+  req: ChannelSettings & { name: string; description: string; subscribers: number[]; announce: boolean },
 ): Promise<Channel> {
   const name = checkChannelName(req.name);
   const description = checkChannelDescription(req.description);
@@ -300,6 +336,8 @@ export async function createChannel(
       realm,
       users.map((user) => ({ user, channel })),
     );
+    const notices = req.announce ? await newChannelsAnnouncement(tx, realm, actor, [channel]) : [];
+    await sendNotices(svc, tx, emit, realm, [...notices, channelCreatedNotice(actor, channel)]);
     return channel;
   });
 }
@@ -456,18 +494,55 @@ export function cannotAdminister(): ApiError {
   return new ApiError('CANNOT_ADMINISTER_CHANNEL', 'You do not have permission to administer this channel.');
 }
 
-/** PATCH /streams/{stream_id}: everything in one transaction, events after. */
+/**
+ * PATCH /streams/{stream_id}: everything in one transaction, events after. Each
+ * change that Notification Bot tells of is told once it is written, in the
+ * reference's order (access, retention, topics policy, description, name, posting
+ * permission).
+ */
 export async function updateChannel(svc: Services, realm: Realm, actor: User, channelId: number, ch: ChannelChanges): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const viewer = await channelViewer(tx, realm, actor);
     let channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
+    const tell = (notice: Notice) => sendNotices(svc, tx, emit, realm, [notice]);
 
     // Unarchiving first: the other changes apply to a live channel.
     if (ch.is_archived === false && channel.is_archived) {
       channel = await setColumns(tx, channel, { is_archived: false });
       await emitChannelUpdate(tx, emit, realm, channel, 'is_archived', false);
       await emitUnarchived(tx, emit, realm, channel);
+      await tell(unarchivedNotice(channel));
+    }
+    if (ch.is_private !== undefined || ch.is_web_public !== undefined || ch.history_public_to_subscribers !== undefined) {
+      const before = channel;
+      channel = await changePrivacy(tx, emit, viewer, channel, ch);
+      if (channel !== before) await tell(accessChangedNotice(actor, before, channel));
+    }
+    if (ch.message_retention_days !== undefined && ch.message_retention_days !== channel.message_retention_days) {
+      if (!isOwner(actor)) throw mustBeOwner();
+      const old = channel.message_retention_days;
+      channel = await setColumns(tx, channel, { message_retention_days: ch.message_retention_days });
+      await emitChannelUpdate(tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
+      await tell(retentionChangedNotice(realm, actor, channel, old));
+    }
+    if (ch.topics_policy !== undefined && ch.topics_policy !== channel.topics_policy) {
+      if (ch.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
+      if (ch.topics_policy === 'empty_topic_only') await checkOnlyEmptyTopic(tx, channel);
+      const old = channel.topics_policy;
+      channel = await setColumns(tx, channel, { topics_policy: ch.topics_policy });
+      await emitChannelUpdate(tx, emit, realm, channel, 'topics_policy', ch.topics_policy);
+      await tell(topicsPolicyChangedNotice(actor, channel, old));
+    }
+    if (ch.description !== undefined) {
+      const description = checkChannelDescription(ch.description);
+      if (description !== channel.description) {
+        const old = channel.description;
+        const rendered = await renderHtml(svc, realm, description, tx);
+        channel = await setColumns(tx, channel, { description, rendered_description: rendered });
+        await emitChannelUpdate(tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
+        await tell(descriptionChangedNotice(actor, channel, old));
+      }
     }
     if (ch.new_name !== undefined) {
       const name = checkChannelName(ch.new_name);
@@ -477,29 +552,8 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
         const oldName = channel.name;
         channel = await setColumns(tx, channel, { name });
         await emitChannelUpdate(tx, emit, realm, { ...channel, name: oldName }, 'name', name);
+        await tell(channelRenamedNotice(actor, channel, oldName));
       }
-    }
-    if (ch.description !== undefined) {
-      const description = checkChannelDescription(ch.description);
-      if (description !== channel.description) {
-        const rendered = await renderHtml(svc, realm, description, tx);
-        channel = await setColumns(tx, channel, { description, rendered_description: rendered });
-        await emitChannelUpdate(tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
-      }
-    }
-    if (ch.is_private !== undefined || ch.is_web_public !== undefined || ch.history_public_to_subscribers !== undefined) {
-      channel = await changePrivacy(tx, emit, viewer, channel, ch);
-    }
-    if (ch.message_retention_days !== undefined && ch.message_retention_days !== channel.message_retention_days) {
-      if (!isOwner(actor)) throw mustBeOwner();
-      channel = await setColumns(tx, channel, { message_retention_days: ch.message_retention_days });
-      await emitChannelUpdate(tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
-    }
-    if (ch.topics_policy !== undefined && ch.topics_policy !== channel.topics_policy) {
-      if (ch.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
-      if (ch.topics_policy === 'empty_topic_only') await checkOnlyEmptyTopic(tx, channel);
-      channel = await setColumns(tx, channel, { topics_policy: ch.topics_policy });
-      await emitChannelUpdate(tx, emit, realm, channel, 'topics_policy', ch.topics_policy);
     }
     if (ch.folder_id !== undefined && ch.folder_id !== channel.folder_id) {
       if (ch.folder_id !== null) await checkFolder(tx, realm.id, ch.folder_id);
@@ -507,13 +561,20 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
       await emitChannelUpdate(tx, emit, realm, channel, 'folder_id', ch.folder_id);
     }
     for (const [setting, change] of Object.entries(ch.groups ?? {}) as [ChannelPermission, GroupSettingChange][]) {
+      const before = channel;
+      // Read before the change: an anonymous group it replaces is dropped.
+      const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, before.can_send_message_group_id) : undefined;
       channel = await changeGroupSetting(tx, emit, realm, channel, setting, change);
+      if (oldValue !== undefined && channel !== before) {
+        const newValue = await groupSettingValue(tx, channel.can_send_message_group_id);
+        await tell(await postingPermissionChangedNotice(tx, actor, channel, oldValue, newValue));
+      }
     }
     if (ch.is_default_stream !== undefined) {
       if (!isAdmin(actor)) throw mustBeAdmin();
       await setDefault(tx, emit, realm, channel, ch.is_default_stream);
     }
-    if (ch.is_archived === true && !channel.is_archived) channel = await archive(tx, emit, realm, channel);
+    if (ch.is_archived === true && !channel.is_archived) channel = await archive(svc, tx, emit, realm, channel);
   });
 }
 
@@ -539,7 +600,8 @@ async function changePrivacy(tx: Tx, emit: Emit, viewer: ChannelViewer, channel:
   const { realm } = viewer;
   const inviteOnly = ch.is_private ?? channel.invite_only;
   const webPublic = ch.is_web_public ?? (inviteOnly ? false : channel.is_web_public);
-  let history = ch.history_public_to_subscribers ?? channel.history_public_to_subscribers;
+  // As the reference: a privacy change without a history choice gives private channels protected history.
+  let history = ch.history_public_to_subscribers ?? (ch.is_private !== undefined ? !ch.is_private : channel.history_public_to_subscribers);
   if (!inviteOnly) history = true;
   if (webPublic && inviteOnly) throw badRequest('Invalid parameters');
   if (ch.history_public_to_subscribers === false && !inviteOnly) throw badRequest('Invalid parameters');
@@ -574,12 +636,19 @@ async function changeGroupSetting(tx: Tx, emit: Emit, realm: Realm, channel: Cha
   if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old))) throw expectationMismatch();
   if (await settingValueEquals(tx, realm.id, current, change.new)) return channel;
   const before = new Set(await channelAudience(tx, realm, channel));
+  const oldPostPolicy = (await formatChannels(tx, realm, [channel])).get(channel.id)!.stream_post_policy;
   const stored = await storeGroupSettingValue(tx, realm.id, change.new, setting, rulesOf(CHANNEL_PERMISSION_SETTINGS[setting]));
   const updated = await setColumns(tx, channel, { [column]: stored } as Partial<Channel>);
   await dropIfAnonymous(tx, current);
-  const value = (await formatChannels(tx, realm, [updated])).get(updated.id)![setting];
+  const formatted = (await formatChannels(tx, realm, [updated])).get(updated.id)!;
   const after = await channelAudience(tx, realm, updated);
-  await emitChannelUpdate(tx, emit, realm, updated, setting, value, {}, after.filter((id) => before.has(id)));
+  const stay = after.filter((id) => before.has(id));
+  await emitChannelUpdate(tx, emit, realm, updated, setting, formatted[setting], {}, stay);
+  // Who may post decides the legacy stream_post_policy (and is_announcement_only): clients keeping those hear of it, as in the reference.
+  if (formatted.stream_post_policy !== oldPostPolicy) {
+    await emitChannelUpdate(tx, emit, realm, updated, 'stream_post_policy', formatted.stream_post_policy, {}, stay);
+    await emitChannelUpdate(tx, emit, realm, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
+  }
   // Administering or subscribing groups change who may see a private channel.
   const gained = after.filter((id) => !before.has(id));
   if (gained.length > 0) await emitChannelsCreated(tx, emit, realm, [updated], { newViewers: gained });
@@ -589,10 +658,11 @@ async function changeGroupSetting(tx: Tx, emit: Emit, realm: Realm, channel: Cha
 
 // ---------------------------------------------------------------- archiving
 
-async function archive(tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<Channel> {
+async function archive(svc: Services, tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<Channel> {
   if (await isDefault(tx, channel.id)) await setDefault(tx, emit, realm, channel, false);
   const updated = await setColumns(tx, channel, { is_archived: true });
   await emitChannelUpdate(tx, emit, realm, updated, 'is_archived', true);
+  await sendNotices(svc, tx, emit, realm, [await archivedNotice(tx, updated)]);
   return updated;
 }
 
@@ -603,7 +673,7 @@ export async function archiveChannel(svc: Services, realm: Realm, actor: User, c
     const channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
     if (channel.is_archived) throw badRequest('Channel is already archived');
-    await archive(tx, emit, realm, channel);
+    await archive(svc, tx, emit, realm, channel);
   });
 }
 

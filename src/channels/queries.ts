@@ -5,11 +5,27 @@ import type { Channel, Subscription } from './tables.ts';
 import { badRequest, ApiError } from '../http/errors.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { ROLE } from '../users/roles.ts';
+import { settingsOf } from '../realm/queries.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { CHANNEL_PERMISSIONS } from './format.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
   return db.selectFrom('channels').selectAll().where('realm_id', '=', realmId).where('id', '=', channelId).executeTakeFirst();
+}
+
+/**
+ * The channel an organization setting names (`new_stream_announcements_stream_id`,
+ * `signup_announcements_stream_id`), while it exists and is not archived; -1 names none.
+ */
+export async function channelOfSetting(
+  db: Executor,
+  realm: Realm,
+  setting: 'new_stream_announcements_stream_id' | 'signup_announcements_stream_id',
+): Promise<Channel | undefined> {
+  const id = settingsOf(realm)[setting];
+  if (typeof id !== 'number' || id < 0) return undefined;
+  const channel = await getChannel(db, realm.id, id);
+  return channel && !channel.is_archived ? channel : undefined;
 }
 
 export async function getChannelByName(db: Executor, realmId: number, name: string): Promise<Channel | undefined> {

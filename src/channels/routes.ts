@@ -82,6 +82,7 @@ export function channelRoutes(r: Router): void {
       principals,
       authorization_errors_fatal: p.bool().default(true),
       announce: p.bool().default(false),
+      send_new_subscription_messages: p.bool().default(true),
       ...creationParams,
     },
     async (ctx, q) =>
@@ -91,6 +92,7 @@ export function channelRoutes(r: Router): void {
         principals: q.principals,
         authorization_errors_fatal: q.authorization_errors_fatal,
         announce: q.announce,
+        send_new_subscription_messages: q.send_new_subscription_messages,
       }),
   );
 
@@ -229,6 +231,7 @@ export function channelRoutes(r: Router): void {
         name: q.name,
         description: q.description,
         subscribers: q.subscribers,
+        announce: q.announce,
       });
       return { id: channel.id };
     },

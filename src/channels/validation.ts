@@ -1,6 +1,7 @@
 // The rules for channel names, descriptions and settings values.
 import { badRequest } from '../http/errors.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
+import { positiveOrSpecial } from '../realm/settings-validation.ts';
 
 /** Zulip's notion of a character that cannot appear in names (controls, surrogates, non-characters). */
 export function firstUnprintable(text: string): number | undefined {
@@ -41,8 +42,5 @@ export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
 
 /** `message_retention_days`: a number of days, "realm_default" (null) or "unlimited" (-1). */
 export function parseRetention(value: unknown): number | null {
-  if (value === 'realm_default') return null;
-  if (value === 'unlimited') return -1;
-  if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-  throw badRequest(`Bad value for 'message_retention_days': ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return positiveOrSpecial(value, 'message_retention_days', { realm_default: null, unlimited: -1 });
 }

@@ -84,6 +84,12 @@ export function missingArgument(name: string): ApiError {
   return new ApiError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, { data: { var_name: name } });
 }
 
+/** A value of the right type that the parameter cannot take (the reference's converter failure). */
+export function badValue(name: string, value: unknown): ApiError {
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  return new ApiError('REQUEST_VARIABLE_INVALID', `Bad value for '${name}': ${shown}`, { data: { var_name: name, bad_value: value } });
+}
+
 export const insufficientPermission = (): ApiError => badRequest('Insufficient permission');
 
 export const mustBeAdmin = (): ApiError =>

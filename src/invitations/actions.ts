@@ -17,7 +17,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
 import { isAdmin, isModerator, isOwner, ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
-import { emailInUse } from '../users/queries.ts';
+import { emailInUse, getUser } from '../users/queries.ts';
 import { announceNewUser, insertUser } from '../users/actions.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { canAddSubscribers, channelViewer, hasMetadataAccess } from '../channels/access.ts';
@@ -25,6 +25,7 @@ import { defaultChannelIds, getChannel, listChannels } from '../channels/queries
 import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '../user_groups/access.ts';
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
+import { acceptedNotices } from './notices.ts';
 import {
   accountsByEmail,
   dailyLimit,
@@ -378,8 +379,9 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     const channelIds = new Set(await invitationChannelIds(tx, inv.id));
     if (inv.include_realm_default_subscriptions) for (const id of await defaultChannelIds(tx, realm.id)) channelIds.add(id);
     const channels = (await listChannels(tx, realm.id, [...channelIds])).filter((c) => !c.is_archived);
-    // The users domain's creation hook (spendInvitationsTo, wiring.ts) tells an email invitation's inviter.
-    await announceNewUser(tx, emit, realm, user, channels);
+    const notices = acceptedNotices(inv, await getUser(tx, realm.id, inv.referred_by_id), user);
+    // The users domain's creation hook (spendInvitationsTo, wiring.ts) sends an email invitation's inviter invites_changed.
+    await announceNewUser(svc, tx, emit, realm, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
     if (inv.is_multiuse) await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
     return user;
   });

@@ -4,6 +4,7 @@
 // The checks run in the reference's order (check_update_message): access, the
 // content rules, the request's shape, the destination, the topic rules, the
 // content itself (mentions), the channel rules, then the whole-topic time limit.
+// Once the change is written, Notification Bot tells of moves and resolves (move-notices.ts).
 
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
@@ -15,7 +16,7 @@ import type { ServerEvent } from '../events/types.ts';
 import type { EditHistoryEntry, Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
-import { settingsOf } from '../realm/queries.ts';
+import { realmUrl, settingsOf } from '../realm/queries.ts';
 import { isAdmin, isModerator } from '../users/roles.ts';
 import { userSettings } from '../users/settings.ts';
 import {
@@ -40,6 +41,10 @@ import { FLAG_BITS, flagNames } from './flags.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { copyHolders, firstMessageId, messageToChange } from './changes.ts';
 import { intArray } from './state-support.ts';
+import { deleteMessages } from './delete.ts';
+import { notificationBot } from '../users/system-bots.ts';
+import { sendNotices, type Notice } from '../notification_bot/index.ts';
+import { isResolveNotice, newThreadNotice, oldThreadNotice, resolveNotice, RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS, type MovedMessages } from './move-notices.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
@@ -49,7 +54,7 @@ export interface EditRequest {
   topic?: string;
   stream_id?: number;
   propagate_mode: PropagateMode;
-  /** Accepted; the notices need a Notification Bot, which this server does not have yet. */
+  /** Notification Bot's breadcrumbs in the topics the messages left and joined (move-notices.ts). */
   send_notification_to_old_thread: boolean;
   send_notification_to_new_thread: boolean;
   prev_content_sha256?: string;
@@ -456,11 +461,18 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       }
     }
 
+    // Only a resolve (or unresolve) of the topic, nothing else, is announced as one.
+    const announcedResolution = topic !== undefined && content === undefined && streamId === undefined ? resolves : null;
+    let wholeTopic = false;
+    let followers: Set<number> | undefined;
     if (from && to && moved) {
       const remaining = (await topicMessages(tx, from.id, message.topic)).filter((m) => !changedIds.includes(m.id));
-      const wholeTopic = req.propagate_mode === 'change_all' || (await readableBy(tx, viewer, from, remaining)).length === 0;
+      wholeTopic = req.propagate_mode === 'change_all' || (await readableBy(tx, viewer, from, remaining)).length === 0;
+      // Who follows the topic, as the reference asks: before the preferences move when the whole topic does.
+      if (announcedResolution && wholeTopic) followers = await topicFollowers(tx, from.id, message.topic);
       const move: Move = { from, to, fromTopic: message.topic, toTopic, movedIds: changedIds, targetHadMessages, losing };
       await carryTopicPolicies(tx, emit, viewer, move, message, wholeTopic);
+      if (announcedResolution && !wholeTopic) followers = await topicFollowers(tx, to.id, toTopic);
     }
 
     await emitUpdate(tx, emit, realm, {
@@ -482,8 +494,102 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       if (fromFirst !== firstBefore[0]) await emitChannelUpdate(tx, emit, realm, from, 'first_message_id', fromFirst);
       if (toFirst !== firstBefore[1]) await emitChannelUpdate(tx, emit, realm, to, 'first_message_id', toFirst);
     }
+
+    if (from && to && moved) {
+      const what: MovedMessages = {
+        actor,
+        from,
+        fromTopic: message.topic,
+        to,
+        toTopic,
+        messageId: message.id,
+        count: changedIds.length,
+        wholeTopic,
+        realmUrl: realmUrl(realm, svc.config),
+      };
+      await postMoveNotices(svc, tx, emit, viewer, what, {
+        changedIds,
+        resolution: announcedResolution,
+        followers: followers ?? new Set(),
+        resolves: resolves !== null,
+        streamMoved: streamId !== undefined,
+        toOldThread: req.send_notification_to_old_thread,
+        toNewThread: req.send_notification_to_new_thread,
+      });
+    }
     return { detached_uploads: [] };
   });
+}
+
+/** Humans following a topic (a resolve notice stays unread for them). */
+async function topicFollowers(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
+  const rows = await tx
+    .selectFrom('user_topics')
+    .innerJoin('users', 'users.id', 'user_topics.user_id')
+    .select('user_topics.user_id')
+    .where('user_topics.channel_id', '=', channelId)
+    .where(sql<string>`lower(user_topics.topic)`, '=', topic.toLowerCase())
+    .where('user_topics.visibility_policy', '=', VISIBILITY.FOLLOWED)
+    .where('users.is_bot', '=', false)
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
+interface NoticeRules {
+  changedIds: number[];
+  /** A resolve or unresolve and nothing else: announced in the topic. */
+  resolution: 'resolved' | 'unresolved' | null;
+  followers: Set<number>;
+  /** The topic change resolves or unresolves (a move besides, maybe). */
+  resolves: boolean;
+  streamMoved: boolean;
+  toOldThread: boolean;
+  toNewThread: boolean;
+}
+
+/**
+ * Notification Bot on a move, in the reference's order (do_update_message): the
+ * resolve notice, then the breadcrumbs in the new topic and in the old one.
+ */
+async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, m: MovedMessages, r: NoticeRules): Promise<void> {
+  const { realm } = viewer;
+  let resolveNoticeId: number | undefined;
+  if (r.resolution && !(await undoResolveNotice(tx, emit, viewer, m.to, m.toTopic))) {
+    // Read for everyone but those following the topic (the reference's default
+    // resolved_topic_notice_auto_read_policy, "except_followed"), and the user who resolved it.
+    const subscribers = (await subscriberIds(tx, [m.to.id])).get(m.to.id)!;
+    const readBy = [...[...subscribers].filter((id) => !r.followers.has(id)), m.actor.id];
+    [resolveNoticeId] = await sendNotices(svc, tx, emit, realm, [resolveNotice(m.actor, m.to, m.toTopic, r.resolution, readBy)]);
+  }
+  const notices: Notice[] = [];
+  // Marking a topic resolved is no news to the topic it lands in; moving it to another channel is.
+  if (r.toNewThread && (r.streamMoved || !r.resolves)) {
+    // Judged by what the mover can see: nothing is told of messages they cannot read.
+    const others = (await topicMessages(tx, m.to.id, m.toTopic)).filter((x) => !r.changedIds.includes(x.id) && x.id !== resolveNoticeId);
+    notices.push(newThreadNotice(m, (await readableBy(tx, viewer, m.to, others)).length > 0));
+  }
+  if (r.toOldThread) notices.push(oldThreadNotice(m));
+  await sendNotices(svc, tx, emit, realm, notices);
+}
+
+/**
+ * Undoing a resolve (or unresolve) soon after: when the topic's last message is
+ * the notice of it, younger than the grace period, that notice is deleted and
+ * no new one is posted (maybe_delete_previous_resolve_topic_notification).
+ */
+async function undoResolveNotice(tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, topic: string): Promise<boolean> {
+  const last = await tx
+    .selectFrom('messages')
+    .selectAll()
+    .where('channel_id', '=', channel.id)
+    .where(sql<string>`lower(topic)`, '=', topic.toLowerCase())
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last || !isResolveNotice(last, (await notificationBot(tx, viewer.realm.id)).id)) return false;
+  if (Date.now() - last.date_sent.getTime() > RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS * 1000) return false;
+  await deleteMessages(tx, emit, viewer.realm, [last], channel, viewer.user);
+  return true;
 }
 
 interface UpdateFacts {

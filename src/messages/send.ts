@@ -5,7 +5,9 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
-import { transact, type Tx } from '../db/transact.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { NOTIFICATION_BOT, systemBot } from '../users/system-bots.ts';
+import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
 import { renderMarkdown } from '../rendering/index.ts';
@@ -136,15 +138,17 @@ async function topicParticipants(tx: Tx, channelId: number, topic: string): Prom
   return new Set(rows.map((r) => r.sender_id));
 }
 
-async function topicHasMessages(tx: Tx, channelId: number, topic: string): Promise<boolean> {
+/** The first message of a topic: a sender whose message it is initiated the topic. */
+async function firstIdInTopic(tx: Tx, channelId: number, topic: string): Promise<number | undefined> {
   const row = await tx
     .selectFrom('messages')
     .select('id')
     .where('channel_id', '=', channelId)
     .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
+    .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.id;
 }
 
 /** Members of the groups a message notifies; refuses groups the sender may not mention. */
@@ -198,9 +202,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
       channel = await resolveChannel(tx, viewer, req.to);
       checkTopicAllowed(realm, channel, topic);
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
-      const subscribed = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
-      const ids = [...new Set([...subscribed, sender.id])];
-      participants = await tx.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+      participants = await channelParticipants(tx, channel, sender);
     } else {
       const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
       participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
@@ -211,53 +213,21 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
       );
       await checkDirectMessagePolicy(tx, realm, sender, participants, recipientId);
     }
-
-    const rendered = await renderMarkdown(svc, { realm, content, author: sender, db: tx, onFailure: 'error' });
-    const recipientIds = new Set(participants.map((u) => u.id));
-    const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
-
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    if (readBySender) flags.set(sender.id, (flags.get(sender.id) ?? 0) | FLAG_BITS.read);
-
-    const initiated = channel !== undefined && !(await topicHasMessages(tx, channel.id, topic));
-    const firstInChannel =
-      channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
-    const message = await tx
-      .insertInto('messages')
-      .values({
-        realm_id: realm.id,
-        sender_id: sender.id,
-        recipient_id: recipientId,
-        channel_id: channel?.id ?? null,
-        topic,
-        content,
-        rendered_content: rendered.html,
-        date_sent: new Date(),
-        client: req.clientName,
-        is_me_message: rendered.is_me_message,
-        has_link: rendered.has_link,
-        has_image: rendered.has_image,
-        has_attachment: rendered.has_attachment,
-        last_edit_at: null,
-        last_moved_at: null,
-        edit_history: null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await tx
-      .insertInto('user_messages')
-      .values([...recipientIds].map((user_id) => ({ realm_id: realm.id, user_id, message_id: message.id, flags: flags.get(user_id) ?? 0 })))
-      .execute();
-    if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
-
-    await emitNewMessage(tx, emit, realm, message, sender, participants, flags, {
-      publicChannel: channel !== undefined && !channel.invite_only,
+    const { message, flags } = await deliver(svc, tx, emit, viewer, {
+      channel,
+      topic,
+      participants,
+      recipientId,
+      content,
+      client: req.clientName,
+      readBy: readBySender ? [sender.id] : [],
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
-    if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
 
     const result: SendResult = { id: message.id };
     if (channel) {
+      const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
       const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated, mentioned: false });
       if (mine !== undefined) {
         await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
@@ -271,6 +241,118 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
     }
     return result;
   });
+}
+
+/** A channel message reaches its subscribers, and its sender. */
+async function channelParticipants(tx: Tx, channel: Channel, sender: User | null): Promise<User[]> {
+  const subscribed = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
+  const ids = [...new Set(sender ? [...subscribed, sender.id] : subscribed)];
+  if (ids.length === 0) return [];
+  return tx.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+}
+
+interface Delivery {
+  channel: Channel | undefined;
+  topic: string;
+  /** Everyone who gets a copy (user_messages row and event). */
+  participants: User[];
+  recipientId: number;
+  content: string;
+  client: string;
+  /** Who has it read from the start. */
+  readBy: number[];
+  /** Who has it starred from the start. */
+  starredFor?: number[];
+  localEcho?: { queueId: string; localId: string };
+}
+
+/**
+ * What every message goes through once its place and readers are known:
+ * rendering, mention flags, the rows, the channel's counters and the events.
+ */
+async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
+  const { realm, user: sender } = viewer;
+  const { channel, topic } = d;
+  const rendered = await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
+  const recipientIds = new Set(d.participants.map((u) => u.id));
+  const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
+  for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
+  for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
+
+  const firstInChannel =
+    channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
+  const message = await tx
+    .insertInto('messages')
+    .values({
+      realm_id: realm.id,
+      sender_id: sender.id,
+      recipient_id: d.recipientId,
+      channel_id: channel?.id ?? null,
+      topic,
+      content: d.content,
+      rendered_content: rendered.html,
+      date_sent: new Date(),
+      client: d.client,
+      is_me_message: rendered.is_me_message,
+      has_link: rendered.has_link,
+      has_image: rendered.has_image,
+      has_attachment: rendered.has_attachment,
+      last_edit_at: null,
+      last_moved_at: null,
+      edit_history: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (recipientIds.size > 0) {
+    await tx
+      .insertInto('user_messages')
+      .values([...recipientIds].map((user_id) => ({ realm_id: realm.id, user_id, message_id: message.id, flags: flags.get(user_id) ?? 0 })))
+      .execute();
+  }
+  if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
+
+  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
+    publicChannel: channel !== undefined && !channel.invite_only,
+    localEcho: d.localEcho,
+  });
+  if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
+  return { message, flags };
+}
+
+/**
+ * A message from Notification Bot, or another system bot the notice names
+ * (notification_bot/), in the caller's transaction: no permission applies to it (the action that causes it has
+ * checked its own).
+ */
+export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice): Promise<number> {
+  const { to, content } = notice;
+  const bot = await systemBot(tx, realm.id, notice.from ?? NOTIFICATION_BOT);
+  const viewer = await channelViewer(tx, realm, bot);
+  let delivery: Omit<Delivery, 'content' | 'client' | 'readBy'>;
+  if ('channel' in to) {
+    const { channel } = to;
+    // A channel that keeps to the general chat topic keeps to it for notices too.
+    const topic = topicsPolicyOf(realm, channel) === 'empty_topic_only' ? '' : normalizeTopic(to.topic);
+    const recipientId = await channelRecipientId(tx, realm.id, channel.id);
+    // The bot is no subscriber: it keeps no copy of what it posts in channels.
+    delivery = { channel, topic, participants: await channelParticipants(tx, channel, null), recipientId };
+  } else {
+    const participants = [...new Map([bot, to.user].map((u) => [u.id, u])).values()];
+    const recipientId = await dmRecipientId(
+      tx,
+      realm.id,
+      participants.map((u) => u.id),
+    );
+    delivery = { channel: undefined, topic: '', participants, recipientId };
+  }
+  const { message } = await deliver(svc, tx, emit, viewer, {
+    ...delivery,
+    content: normalizeContent(content),
+    client: 'Internal',
+    readBy: [bot.id, ...(notice.readBy ?? [])],
+    starredFor: notice.starredFor,
+  });
+  return message.id;
 }
 
 /** Flags each recipient gets from what the message mentions; refuses wildcards the sender may not use. */

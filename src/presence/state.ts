@@ -40,6 +40,8 @@ export const presenceSection: StateSection = {
   apply(state, event, ctx) {
     if (event.type === 'presence') applyPresence(state, event, ctx);
     else if (event.type === 'realm_user' && event.op === 'update') applyUserChange(state, event.person as Record<string, unknown>, ctx);
+    // A user the viewer no longer may see: their presence goes too.
+    else if (event.type === 'realm_user' && event.op === 'remove') forgetUser(state, (event.person as { user_id: number }).user_id, ctx);
     // Presence turned off for the organization: nobody's is shown (turned back on, clients poll).
     else if (event.type === 'realm' && event.op === 'update' && event.property === 'presence_disabled' && event.value === true) state.presences = {};
   },
@@ -87,4 +89,9 @@ function applyUserChange(state: State, person: Record<string, unknown>, ctx: Reg
     presences[key] = cache.hidden.get(userId);
     cache.hidden.delete(userId);
   }
+}
+
+function forgetUser(state: State, userId: number, ctx: RegisterContext): void {
+  const key = isModern(ctx) ? String(userId) : cacheOf(ctx).emails.get(userId);
+  if (key !== undefined) delete (state.presences as Record<string, unknown>)[key];
 }

@@ -10,6 +10,7 @@ import { createSystemGroups } from '../user_groups/system-group-actions.ts';
 import { REALM_PERMISSION_SETTINGS } from '../user_groups/permission-settings.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
 import { insertUser } from '../users/actions.ts';
+import { createSystemBots } from '../users/system-bots.ts';
 import { ROLE } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { checkFullName, checkPasswordStrength, isValidEmail } from '../users/validation.ts';
@@ -48,6 +49,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       .where('id', '=', inserted.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await createSystemBots(tx, realm.id);
     const owner = await insertUser(tx, svc, realm, {
       email: r.owner.email,
       fullName,

@@ -1,8 +1,14 @@
+import { z } from 'zod';
 import type { Router } from '../http/router.ts';
+import { p } from '../http/params.ts';
 import { badRequest } from '../http/errors.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
 import { realmIconUrl, realmUrl, settingsOf } from './queries.ts';
 import { renderHtml } from '../rendering/index.ts';
+import { MAX_REALM_NAME_LENGTH } from './actions.ts';
+import { MAX_REALM_DESCRIPTION_LENGTH } from './settings.ts';
+import { GROUP_SETTING_PARAMS, SETTING_PARAMS } from './settings-validation.ts';
+import { updateRealmSettings } from './settings-actions.ts';
 
 export function realmRoutes(r: Router): void {
   // GET /server_settings (digest 1.25): what a client needs before it logs in.
@@ -47,4 +53,26 @@ export function realmRoutes(r: Router): void {
       external_authentication_methods: [],
     };
   });
+
+  // PATCH /realm (the reference's update_realm): organization settings, for administrators.
+  r.route(
+    'PATCH',
+    '/realm',
+    {
+      name: p.str(z.string().max(MAX_REALM_NAME_LENGTH).refine((s) => s.trim() !== '', '{name} cannot be blank')).optional(),
+      description: p.str(z.string().max(MAX_REALM_DESCRIPTION_LENGTH)).optional(),
+      ...SETTING_PARAMS,
+      ...GROUP_SETTING_PARAMS,
+    },
+    async (ctx, q) => {
+      const { name, description, ...rest } = q as Record<string, any>;
+      const pick = (keys: string[]) => Object.fromEntries(keys.filter((k) => rest[k] !== undefined).map((k) => [k, rest[k]]));
+      return updateRealmSettings(ctx.svc, ctx.realm, ctx.user, {
+        name,
+        description,
+        settings: pick(Object.keys(SETTING_PARAMS)),
+        groups: pick(Object.keys(GROUP_SETTING_PARAMS)),
+      });
+    },
+  );
 }

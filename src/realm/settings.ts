@@ -59,3 +59,32 @@ export type RealmSettings = { -readonly [K in RealmSettingName]: (typeof REALM_S
 export function realmSettings(stored: Record<string, unknown>): RealmSettings {
   return { ...REALM_SETTING_DEFAULTS, ...stored } as RealmSettings;
 }
+
+export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
+
+/** GIPHY ratings an organization may choose (`giphy_rating` is an id), as the reference numbers them. */
+export const GIPHY_RATING_OPTIONS = {
+  disabled: { name: 'GIPHY integration disabled', id: 0 },
+  y: { name: 'Allow GIFs rated Y (Very young audience)', id: 1 },
+  g: { name: 'Allow GIFs rated G (General audience)', id: 2 },
+  pg: { name: 'Allow GIFs rated PG (Parental guidance)', id: 3 },
+  'pg-13': { name: 'Allow GIFs rated PG-13 (Parental guidance - under 13)', id: 4 },
+  r: { name: 'Allow GIFs rated R (Restricted)', id: 5 },
+} as const;
+
+/** Video call providers this server offers (`video_chat_provider` is an id). */
+export const VIDEO_CHAT_PROVIDERS = {
+  disabled: { name: 'None', id: 0 },
+  jitsi_meet: { name: 'Jitsi Meet', id: 1 },
+} as const;
+
+/** `org_type` values: unspecified, business, open source, education (non-profit, for-profit), research, event, non-profit, government, political group, community, personal, other. */
+export const ORG_TYPES = [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000] as const;
+
+/** `digest_weekday`: 0 = Monday ... 6 = Sunday. */
+export const DIGEST_WEEKDAYS = [0, 1, 2, 3, 4, 5, 6] as const;
+
+export const EDIT_HISTORY_VISIBILITY_POLICIES = ['all', 'moves', 'none'] as const;
+
+/** The organization's `topics_policy` (channels may also say `inherit` or `empty_topic_only`). */
+export const REALM_TOPICS_POLICIES = ['allow_empty_topic', 'disable_empty_topic'] as const;

@@ -2,11 +2,10 @@
 // permission settings as group-setting values, and the server's limits.
 
 import type { StateSection } from '../events/state.ts';
-import { REALM_SETTING_DEFAULTS } from './settings.ts';
+import { GIPHY_RATING_OPTIONS, REALM_SETTING_DEFAULTS, VIDEO_CHAT_PROVIDERS } from './settings.ts';
 import { realmHost, realmIconUrl, realmUrl, settingsOf } from './queries.ts';
-import { renderHtml } from '../rendering/index.ts';
-import { groupSettingValues, systemGroupIds } from '../user_groups/group-setting.ts';
-import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings } from '../user_groups/permission-settings.ts';
+import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
+import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/validation.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
@@ -56,18 +55,8 @@ const SERVER_FACTS = {
   zulip_plan_is_not_limited: true,
   upgrade_text_for_wide_organization_logo: '',
   jitsi_server_url: 'https://meet.jit.si',
-  giphy_rating_options: {
-    disabled: { name: 'GIPHY integration disabled', id: -1 },
-    y: { name: 'Allow GIFs rated Y (Very young audience)', id: 0 },
-    g: { name: 'Allow GIFs rated G (General audience)', id: 1 },
-    pg: { name: 'Allow GIFs rated PG (Parental guidance)', id: 2 },
-    pg13: { name: 'Allow GIFs rated PG-13 (Parental guidance - under 13)', id: 3 },
-    r: { name: 'Allow GIFs rated R (Restricted)', id: 4 },
-  },
-  realm_available_video_chat_providers: {
-    disabled: { name: 'None', id: 0 },
-    jitsi_meet: { name: 'Jitsi Meet', id: 1 },
-  },
+  giphy_rating_options: GIPHY_RATING_OPTIONS,
+  realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
   realm_default_external_accounts: {
     github: { name: 'GitHub', text: 'GitHub username', hint: '', url_pattern: 'https://github.com/%(username)s' },
     twitter: { name: 'Twitter', text: 'Twitter username', hint: '', url_pattern: 'https://twitter.com/%(username)s' },
@@ -94,11 +83,36 @@ const WILDCARD_POLICY: Partial<Record<SystemGroupName, number>> = {
   'role:moderators': 7,
 };
 
+/** Each legacy policy: the group setting it is derived from, its table, and its value for groups not in the table. */
+const LEGACY_POLICIES: Record<string, [RealmPermission, Partial<Record<SystemGroupName, number>>, number]> = {
+  realm_create_public_stream_policy: ['can_create_public_channel_group', CREATE_POLICY, 1],
+  realm_create_private_stream_policy: ['can_create_private_channel_group', CREATE_POLICY, 1],
+  realm_create_web_public_stream_policy: ['can_create_web_public_channel_group', CREATE_POLICY, 2],
+  realm_wildcard_mention_policy: ['can_mention_many_users_group', WILDCARD_POLICY, 5],
+};
+
+/** System group names by id, read at fetch for apply. */
+const SYSTEM_NAMES = 'realm:systemGroupNames';
+
+/** The legacy policies that follow from `values` (group-setting values by setting). */
+function legacyPolicies(values: Partial<Record<RealmPermission, GroupSettingValue>>, names: Record<number, SystemGroupName>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, [setting, table, otherwise]] of Object.entries(LEGACY_POLICIES)) {
+    if (!(setting in values)) continue;
+    const value = values[setting];
+    // A group that is not a system group reads as "members", as the reference's conversion did.
+    const name = (typeof value === 'number' ? names[value] : undefined) ?? 'role:members';
+    out[key] = table[name] ?? otherwise;
+  }
+  return out;
+}
+
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 export const realmSection: StateSection = {
   types: ['realm'],
-  async fetch({ svc, realm }) {
+  async fetch(ctx) {
+    const { svc, realm } = ctx;
     const settings = settingsOf(realm);
     const scalar: Record<string, unknown> = {};
     for (const key of Object.keys(REALM_SETTING_DEFAULTS)) {
@@ -107,18 +121,23 @@ export const realmSection: StateSection = {
     }
     const groupIds = realm.group_settings;
     const values = await groupSettingValues(svc.db, Object.values(groupIds));
+    const groupValues: Partial<Record<RealmPermission, GroupSettingValue>> = {};
     const groupSettings: Record<string, unknown> = {};
-    for (const name of Object.keys(REALM_PERMISSION_SETTINGS)) groupSettings[`realm_${name}`] = values.get(groupIds[name]);
+    for (const name of Object.keys(REALM_PERMISSION_SETTINGS) as RealmPermission[]) {
+      groupValues[name] = values.get(groupIds[name]);
+      groupSettings[`realm_${name}`] = groupValues[name];
+    }
     const system = await systemGroupIds(svc.db, realm.id);
-    const nameOf = (setting: string) =>
-      (Object.entries(system).find(([, id]) => id === groupIds[setting])?.[0] as SystemGroupName | undefined) ?? 'role:members';
+    const names = Object.fromEntries(Object.entries(system).map(([name, id]) => [id, name])) as Record<number, SystemGroupName>;
+    ctx.cache.set(SYSTEM_NAMES, names);
     const url = realmUrl(realm, svc.config);
     return {
       ...SERVER_FACTS,
       ...scalar,
       ...groupSettings,
       realm_name: realm.name,
-      realm_description: await renderHtml(svc, realm, realm.description),
+      // The Markdown source, as the reference sends it (GET /server_settings has the HTML).
+      realm_description: realm.description,
       realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
       realm_url: url,
       realm_uri: url,
@@ -138,19 +157,19 @@ export const realmSection: StateSection = {
       },
       realm_is_zephyr_mirror_realm: false,
       realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
-      realm_create_public_stream_policy: CREATE_POLICY[nameOf('can_create_public_channel_group')] ?? 1,
-      realm_create_private_stream_policy: CREATE_POLICY[nameOf('can_create_private_channel_group')] ?? 1,
-      realm_create_web_public_stream_policy: CREATE_POLICY[nameOf('can_create_web_public_channel_group')] ?? 2,
-      realm_wildcard_mention_policy: WILDCARD_POLICY[nameOf('can_mention_many_users_group')] ?? 5,
+      ...legacyPolicies(groupValues, names),
       server_supported_permission_settings: supportedPermissionSettings(),
       server_generation: SERVER_GENERATION,
     };
   },
-  apply(state, event) {
+  apply(state, event, ctx) {
     if (event.type !== 'realm') return;
-    if (event.op === 'update') state[`realm_${event.property}`] = event.value;
-    if (event.op === 'update_dict') {
-      for (const [k, v] of Object.entries(event.data as Record<string, unknown>)) state[`realm_${k}`] = v;
-    }
+    const changed: Record<string, unknown> =
+      event.op === 'update' ? { [event.property as string]: event.value } : event.op === 'update_dict' ? (event.data as Record<string, unknown>) : {};
+    for (const [k, v] of Object.entries(changed)) state[`realm_${k}`] = v;
+    // What register derives from the settings follows them.
+    if ('message_edit_history_visibility_policy' in changed) state.realm_allow_edit_history = changed.message_edit_history_visibility_policy !== 'none';
+    const names = ctx.cache.get(SYSTEM_NAMES) as Record<number, SystemGroupName> | undefined;
+    if (names) Object.assign(state, legacyPolicies(changed as Partial<Record<RealmPermission, GroupSettingValue>>, names));
   },
 };

@@ -26,6 +26,9 @@ import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '
 import { groupUseObjections } from './objections.ts';
 import { ACTIVE_ONLY, formatGroups } from './format.ts';
 import { groupEventSender, type GroupEventSender } from './events.ts';
+import { membershipNotices } from './notices.ts';
+import { listUsers } from '../users/queries.ts';
+import { sendNotices, type Notice } from '../notification_bot/index.ts';
 
 export const MAX_GROUP_NAME_LENGTH = 100;
 const INVALID_NAME_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'];
@@ -177,15 +180,20 @@ async function changeMembership(svc: Services, realm: Realm, actor: User, groupI
   await transact(svc, async (tx, emit) => {
     if (ops.add_subgroups?.length || ops.delete_subgroups?.length) await takeTurns(tx, realm.id, 'subgroups');
     const send = await groupEventSender(tx, emit, realm.id);
-    if (ops.add?.length) await addMembers(tx, send, realm, actor, groupId, ops.add);
-    if (ops.delete?.length) await removeMembers(tx, send, realm, actor, groupId, ops.delete);
+    const notices: Notice[] = [];
+    if (ops.add?.length) notices.push(...(await addMembers(tx, send, realm, actor, groupId, ops.add)));
+    if (ops.delete?.length) notices.push(...(await removeMembers(tx, send, realm, actor, groupId, ops.delete)));
     if (ops.add_subgroups?.length) await addSubgroups(tx, send, realm, actor, groupId, ops.add_subgroups);
     if (ops.delete_subgroups?.length) await removeSubgroups(tx, send, realm, actor, groupId, ops.delete_subgroups);
+    await sendNotices(svc, tx, emit, realm, notices);
   });
 }
 
-/** Oneself alone: joining needs can_join_group; anything else can_add_members_group (managers always may). */
-async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<void> {
+/**
+ * Oneself alone: joining needs can_join_group; anything else can_add_members_group (managers always may).
+ * Returns what Notification Bot tells those added.
+ */
+async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<Notice[]> {
   const self = ids.length === 1 && ids[0] === actor.id;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, self ? ['can_join_group', 'can_add_members_group'] : ['can_add_members_group'], {
     allowDeactivated: true,
@@ -196,10 +204,11 @@ async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: U
   if (already !== undefined) throw badRequest(`User ${already} is already a member of this group`);
   await tx.insertInto('user_group_members').values(users.map((user_id) => ({ realm_id: realm.id, group_id: group.id, user_id }))).execute();
   send(group, { op: 'add_members', group_id: group.id, user_ids: users });
+  return membershipNotices(actor, group, await listUsers(tx, realm.id, users), 'added');
 }
 
-/** Oneself alone: leaving needs can_leave_group; anything else can_remove_members_group. */
-async function removeMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<void> {
+/** Oneself alone: leaving needs can_leave_group; anything else can_remove_members_group. Returns what those removed are told. */
+async function removeMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<Notice[]> {
   const users = await checkActiveUserIds(tx, realm.id, ids);
   const self = ids.length === 1 && ids[0] === actor.id;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, self ? ['can_leave_group', 'can_remove_members_group'] : ['can_remove_members_group'], {
@@ -210,6 +219,7 @@ async function removeMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor
   if (missing !== undefined) throw badRequest(`There is no member '${missing}' in this user group`);
   await tx.deleteFrom('user_group_members').where('group_id', '=', group.id).where('user_id', 'in', users).execute();
   send(group, { op: 'remove_members', group_id: group.id, user_ids: users });
+  return membershipNotices(actor, group, await listUsers(tx, realm.id, users), 'removed');
 }
 
 async function addSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<void> {

@@ -126,6 +126,8 @@ export interface GroupSettingRules {
   allowOwners?: boolean;
   /** Only system groups (`SYSTEM_GROUP_REQUIRED` otherwise). */
   requireSystemGroup?: boolean;
+  /** Where set, the only system groups the setting may name. */
+  allowedSystemGroups?: readonly SystemGroupName[];
 }
 
 type Normalized = { groupId: number } | { members: number[]; subgroups: number[] };
@@ -197,6 +199,7 @@ async function checkRules(db: Executor, realmId: number, n: Normalized, setting:
     if (name === 'role:everyone' && rules.allowEveryone === false) throw refused(name);
     if (name === 'role:nobody' && rules.allowNobody === false) throw refused(name);
     if (name === 'role:owners' && rules.allowOwners === false) throw refused(name);
+    if (name && rules.allowedSystemGroups && !rules.allowedSystemGroups.includes(name)) throw refused(name);
     return;
   }
   if (rules.requireSystemGroup) {

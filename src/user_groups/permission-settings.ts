@@ -56,10 +56,10 @@ export const REALM_PERMISSION_SETTINGS = {
     allowedSystemGroups: ['role:moderators', 'role:administrators', 'role:owners', 'role:nobody'],
   }),
   can_create_write_only_bots_group: setting('role:members'),
-  can_delete_any_message_group: setting('role:administrators', everyone),
+  can_delete_any_message_group: setting('role:administrators'),
   can_delete_own_message_group: setting('role:everyone', everyone),
   can_invite_users_group: setting('role:members'),
-  can_manage_all_groups: setting('role:owners'),
+  can_manage_all_groups: setting('role:owners', { allowNobody: false }),
   can_manage_billing_group: setting('role:administrators', { allowNobody: false }),
   can_mention_many_users_group: setting('role:administrators', everyone),
   can_move_messages_between_channels_group: setting('role:members'),
@@ -109,6 +109,7 @@ export function rulesOf(s: PermissionSetting): GroupSettingRules {
     allowNobody: s.allowNobody,
     allowEveryone: s.allowEveryone,
     allowOwners: s.allowOwners,
+    allowedSystemGroups: s.allowedSystemGroups,
   };
 }
 

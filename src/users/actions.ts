@@ -20,6 +20,8 @@ import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
 import { applyProfileData } from '../custom_profile_fields/actions.ts';
 import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
+import { sendNotices, type Notice } from '../notification_bot/index.ts';
+import { newUserNotices } from './notices.ts';
 
 export interface NewUser {
   email: string;
@@ -46,15 +48,29 @@ export function registerUserLifecycleHooks(hooks: UserLifecycleHooks): void {
   lifecycleHooks.push(hooks);
 }
 
+/** How an account came to be, where that changes its announcement (an invitation). */
+export interface Arrival {
+  /** The organization's default channels unless given. */
+  channels?: 'default' | Channel[];
+  /** Said first (to the inviter). */
+  notices?: Notice[];
+  /** Welcome Bot's text: null or absent for the organization's, empty for none. */
+  welcomeText?: string | null;
+}
+
 /**
  * A new account, announced: everyone who may see it hears of it, then it joins
- * the organization's default channels, or the channels given (an invitation's).
+ * the organization's default channels, or the channels given (an invitation's);
+ * then the system bots speak of it (users/notices.ts).
  */
-export async function announceNewUser(tx: Tx, emit: Emit, realm: Realm, user: User, channels: 'default' | Channel[] = 'default'): Promise<void> {
+export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, arrival: Arrival = {}): Promise<void> {
+  const channels = arrival.channels ?? 'default';
   await emitUserAdded(tx, emit, realm, user);
   if (channels === 'default') await subscribeToDefaultChannels(tx, emit, realm, user);
   else await addSubscriptions(tx, emit, realm, channels.map((channel) => ({ user, channel })));
   for (const h of lifecycleHooks) await h.created?.(tx, emit, realm, user);
+  const notices = [...(arrival.notices ?? []), ...(await newUserNotices(tx, realm, user, arrival.welcomeText))];
+  await sendNotices(svc, tx, emit, realm, notices);
 }
 
 /** Inserts the account and its system-group memberships; no checks, no events. */
@@ -148,7 +164,7 @@ export async function createUser(
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
-    await announceNewUser(tx, emit, realm, user);
+    await announceNewUser(svc, tx, emit, realm, user);
     return user;
   });
 }
@@ -161,7 +177,7 @@ export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUs
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { ...u, fullName });
-    await announceNewUser(tx, emit, realm, user);
+    await announceNewUser(svc, tx, emit, realm, user);
     return user;
   });
 }

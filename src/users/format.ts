@@ -26,6 +26,8 @@ export interface ApiUser {
   timezone: string;
   avatar_url: string | null;
   avatar_version: number;
+  /** Only on system bots (users/system-bots.ts). */
+  is_system_bot?: true;
   profile_data?: Record<string, { value: string; rendered_value?: string }>;
 }
 
@@ -100,6 +102,7 @@ export function formatUser(user: User, viewer: Pick<User, 'id' | 'role'> | null,
     timezone: user.timezone,
     avatar_url: avatarUrlFor(user, viewer, opts.clientSvcavatar),
     avatar_version: user.avatar_version,
+    ...(user.is_system_bot ? { is_system_bot: true } : {}),
   };
 }
 

@@ -25,11 +25,14 @@ export async function emailInUse(db: Executor, realmId: number, email: string, e
   return user !== undefined && user.id !== exceptUserId;
 }
 
+/** The organization's users (bots included, system bots not), or those of `ids` (any). */
 export async function listUsers(db: Executor, realmId: number, ids?: number[]): Promise<User[]> {
   let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId);
   if (ids) {
     if (ids.length === 0) return [];
     q = q.where('id', 'in', ids);
+  } else {
+    q = q.where('is_system_bot', '=', false);
   }
   return q.orderBy('id').execute();
 }
@@ -108,10 +111,11 @@ export async function accessUser(
   realm: Realm,
   viewer: User | null,
   userId: number,
-  opts: { allowDeactivated?: boolean; allowBots?: boolean } = {},
+  opts: { allowDeactivated?: boolean; allowBots?: boolean; allowSystemBots?: boolean } = {},
 ): Promise<User> {
   const user = await getUser(db, realm.id, userId);
-  if (!user) throw badRequest('No such user');
+  // System bots can be looked at (GET /users/{id}), never managed, subscribed or grouped.
+  if (!user || (user.is_system_bot && !opts.allowSystemBots)) throw badRequest('No such user');
   if (!user.is_active && !opts.allowDeactivated) throw badRequest('User is deactivated');
   if (user.is_bot && opts.allowBots === false) throw badRequest('No such user');
   if (!canAccess(await accessibleUsers(db, realm, viewer), user.id)) throw badRequest('No such user');
@@ -124,7 +128,7 @@ export async function accessUserByKey(
   realm: Realm,
   viewer: User | null,
   idOrEmail: string,
-  opts: { allowDeactivated?: boolean } = {},
+  opts: { allowDeactivated?: boolean; allowSystemBots?: boolean } = {},
 ): Promise<User> {
   if (/^\d+$/.test(idOrEmail)) return accessUser(db, realm, viewer, Number(idOrEmail), { allowBots: true, ...opts });
   const found = await getUserByEmail(db, realm.id, idOrEmail);

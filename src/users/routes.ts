@@ -47,7 +47,7 @@ export function userRoutes(r: Router): void {
     '/users/{user:str}',
     { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields },
     async (ctx, q) => {
-      const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
+      const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true, allowSystemBots: true });
       const formatted = formatUser(user, ctx.user, { clientSvcavatar: q.client_svcavatar });
       if (q.include_custom_profile_fields && !user.is_bot) {
         const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [user]);

@@ -4,13 +4,13 @@
 import type { RegisterContext, State, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import type { User } from './tables.ts';
+import { systemBots } from './system-bots.ts';
 import { accessibleUsers, canAccess, listUsers } from './queries.ts';
 import { avatarUrl, formatUser, mediumAvatarUrl, type ApiUser } from './format.ts';
-import { isAdmin, isGuest, isModerator, isOwner, ROLE, type Role } from './roles.ts';
+import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
 import { profileDataFor } from './profile-data.ts';
-import { systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
-import { REALM_PERMISSION_SETTINGS, hasPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
-import { roleInSystemGroup, type SystemGroupName } from '../user_groups/system-groups.ts';
+import { groupSettingValues, type GroupSettingValue } from '../user_groups/group-setting.ts';
+import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
 
 /** A `realm_users` entry: the User object without `is_active` (the list says it). */
@@ -61,12 +61,76 @@ function roleFacts(role: number) {
   return { is_admin: isAdmin(r), is_owner: isOwner(r), is_moderator: isModerator(r), is_guest: isGuest(r) };
 }
 
-async function ownFacts(ctx: RegisterContext, user: User): Promise<Record<string, unknown>> {
-  const groups = await userGroupIds(ctx.svc.db, user.id);
+/**
+ * What the caller's own permission facts follow from, read at fetch and kept
+ * current by the events apply sees (role, group memberships and subgroups, the
+ * organization's settings): apply cannot ask the database.
+ */
+interface PermissionBasis {
+  userId: number;
+  role: number;
+  /** Named groups the user is a direct member of. */
+  direct: Set<number>;
+  /** Each named group's direct subgroups. */
+  subgroups: Map<number, number[]>;
+  values: Partial<Record<RealmPermission, GroupSettingValue>>;
+  webPublicAllowed: boolean;
+}
+
+const BASIS = 'realm_user:permissionBasis';
+
+async function permissionBasis(ctx: RegisterContext, user: User): Promise<PermissionBasis> {
+  const { db } = ctx.svc;
+  const settings = Object.values(STREAM_PERMISSIONS);
+  const [direct, edges, values] = await Promise.all([
+    db
+      .selectFrom('user_group_members as m')
+      .innerJoin('user_groups as g', 'g.id', 'm.group_id')
+      .select('m.group_id')
+      .where('m.user_id', '=', user.id)
+      .where('g.name', 'is not', null)
+      .execute(),
+    db.selectFrom('user_group_subgroups').select(['supergroup_id', 'subgroup_id']).where('realm_id', '=', ctx.realm.id).execute(),
+    groupSettingValues(db, settings.map((s) => ctx.realm.group_settings[s])),
+  ]);
+  const subgroups = new Map<number, number[]>();
+  for (const e of edges) subgroups.set(e.supergroup_id, [...(subgroups.get(e.supergroup_id) ?? []), e.subgroup_id]);
+  return {
+    userId: user.id,
+    role: user.role,
+    direct: new Set(direct.map((d) => d.group_id)),
+    subgroups,
+    values: Object.fromEntries(settings.map((s) => [s, values.get(ctx.realm.group_settings[s])])),
+    webPublicAllowed: settingsOf(ctx.realm).enable_spectator_access,
+  };
+}
+
+/** Membership through subgroups, as userGroupIds answers it in the database. */
+function inGroup(b: PermissionBasis, groupId: number, seen = new Set<number>()): boolean {
+  if (b.direct.has(groupId)) return true;
+  if (seen.has(groupId)) return false;
+  seen.add(groupId);
+  return (b.subgroups.get(groupId) ?? []).some((g) => inGroup(b, g, seen));
+}
+
+/** hasPermission, on the basis. */
+function holds(b: PermissionBasis, setting: RealmPermission): boolean {
+  if (b.role === ROLE.GUEST && !REALM_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  const value = b.values[setting];
+  if (value === undefined) return false;
+  if (typeof value === 'number') return inGroup(b, value);
+  return value.direct_members.includes(b.userId) || value.direct_subgroups.some((g) => inGroup(b, g));
+}
+
+function ownPermissions(b: PermissionBasis): OwnPermissions {
   const perms = {} as Record<keyof typeof STREAM_PERMISSIONS, boolean>;
-  for (const [key, setting] of Object.entries(STREAM_PERMISSIONS) as [keyof typeof STREAM_PERMISSIONS, RealmPermission][]) {
-    perms[key] = await hasPermission(ctx.svc.db, user, REALM_PERMISSION_SETTINGS[setting], ctx.realm.group_settings[setting], groups);
-  }
+  for (const [key, setting] of Object.entries(STREAM_PERMISSIONS) as [keyof typeof STREAM_PERMISSIONS, RealmPermission][]) perms[key] = holds(b, setting);
+  return withDerived(perms, b.webPublicAllowed);
+}
+
+async function ownFacts(ctx: RegisterContext, user: User): Promise<Record<string, unknown>> {
+  const basis = await permissionBasis(ctx, user);
+  ctx.cache.set(BASIS, basis);
   return {
     user_id: user.id,
     email: user.email,
@@ -76,29 +140,61 @@ async function ownFacts(ctx: RegisterContext, user: User): Promise<Record<string
     avatar_url: avatarUrl(user),
     avatar_url_medium: mediumAvatarUrl(user),
     ...roleFacts(user.role),
-    ...withDerived(perms, settingsOf(ctx.realm).enable_spectator_access),
+    ...ownPermissions(basis),
   };
 }
 
-/** After the caller's own role changed: the permissions that follow from system-group settings. */
-function recomputeOwnPermissions(state: State, ctx: RegisterContext, role: Role): void {
-  const names = ctx.cache.get('systemGroupNames') as Record<number, SystemGroupName> | undefined;
-  if (!names) return;
-  const perms = {} as Record<keyof typeof STREAM_PERMISSIONS, boolean>;
-  for (const [key, setting] of Object.entries(STREAM_PERMISSIONS) as [keyof typeof STREAM_PERMISSIONS, RealmPermission][]) {
-    const group = names[ctx.realm.group_settings[setting]];
-    const allowed = role !== ROLE.GUEST || REALM_PERMISSION_SETTINGS[setting].allowEveryone;
-    perms[key] = group === undefined ? Boolean(state[key]) : allowed && roleInSystemGroup(role, group);
+/**
+ * Brings the basis up to date with an event about the caller's role, groups or
+ * the organization's settings; true if it may have changed the permissions.
+ */
+function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
+  if (event.type === 'realm') {
+    const changed: Record<string, unknown> =
+      event.op === 'update' ? { [event.property as string]: event.value } : event.op === 'update_dict' ? (event.data as Record<string, unknown>) : {};
+    let touched = false;
+    for (const setting of Object.values(STREAM_PERMISSIONS)) {
+      if (setting in changed) [b.values[setting], touched] = [changed[setting] as GroupSettingValue, true];
+    }
+    if ('enable_spectator_access' in changed) [b.webPublicAllowed, touched] = [changed.enable_spectator_access === true, true];
+    return touched;
   }
-  Object.assign(state, withDerived(perms, settingsOf(ctx.realm).enable_spectator_access));
+  if (event.type === 'user_group') {
+    const group = event.group as { id: number; members: number[]; direct_subgroup_ids: number[] } | undefined;
+    const ids = (event.user_ids ?? event.direct_subgroup_ids ?? []) as number[];
+    const groupId = event.group_id as number;
+    switch (event.op) {
+      case 'add':
+        if (group!.members.includes(b.userId)) b.direct.add(group!.id);
+        b.subgroups.set(group!.id, [...group!.direct_subgroup_ids]);
+        return true;
+      case 'add_members':
+        if (ids.includes(b.userId)) b.direct.add(groupId);
+        return ids.includes(b.userId);
+      case 'remove_members':
+        if (ids.includes(b.userId)) b.direct.delete(groupId);
+        return ids.includes(b.userId);
+      case 'add_subgroups':
+        b.subgroups.set(groupId, [...new Set([...(b.subgroups.get(groupId) ?? []), ...ids])]);
+        return true;
+      case 'remove_subgroups':
+        b.subgroups.set(groupId, (b.subgroups.get(groupId) ?? []).filter((id) => !ids.includes(id)));
+        return true;
+    }
+    return false;
+  }
+  const person = event.person as { user_id?: number; role?: number } | undefined;
+  if (event.type === 'realm_user' && event.op === 'update' && person?.user_id === b.userId && person.role !== undefined) {
+    b.role = person.role;
+    return true;
+  }
+  return false;
 }
 
 export const usersSection: StateSection = {
   types: ['realm_user'],
   async fetch(ctx) {
     const { svc, realm, user } = ctx;
-    const system = await systemGroupIds(svc.db, realm.id);
-    ctx.cache.set('systemGroupNames', Object.fromEntries(Object.entries(system).map(([name, id]) => [id, name])));
     // Spectators see no user list: addresses and names are for members.
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
     const users = await listUsers(svc.db, realm.id);
@@ -118,11 +214,18 @@ export const usersSection: StateSection = {
       }
       (u.is_active ? active : inactive).push(entry);
     }
-    return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: [], ...(await ownFacts(ctx, user)) };
+    // As the reference: system bots never own anything a client should manage.
+    const crossRealmBots = (await systemBots(svc.db, realm.id)).map((bot) => ({
+      ...formatUser(bot, user, { clientSvcavatar: false }),
+      bot_owner_id: null,
+    }));
+    return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: crossRealmBots, ...(await ownFacts(ctx, user)) };
   },
   apply(state, event, ctx) {
-    if (event.type !== 'realm_user') return;
-    applyRealmUserEvent(state, event, ctx);
+    if (event.type === 'realm_user') applyRealmUserEvent(state, event, ctx);
+    // Permissions follow the caller's role and groups and the organization's settings.
+    const basis = ctx.cache.get(BASIS) as PermissionBasis | undefined;
+    if (basis && 'user_id' in state && updateBasis(basis, event)) Object.assign(state, ownPermissions(basis));
   },
 };
 
@@ -146,8 +249,12 @@ function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterCont
     return;
   }
   if (event.op === 'remove') {
+    // The viewer lost sight of the user: clients that accept an incomplete list drop them,
+    // others keep an "Unknown user" in their place, as a fresh register lists them.
     const found = find();
-    if (found) found.list.splice(found.i, 1);
+    if (!found) return;
+    if (ctx.capabilities.user_list_incomplete) found.list.splice(found.i, 1);
+    else found.list[found.i] = unknownUser(person.user_id, realmHost(ctx.realm, ctx.svc.config));
     return;
   }
   if (event.op !== 'update') return;
@@ -183,9 +290,6 @@ function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterCont
         changes.avatar_url ??
         avatarUrl({ id: user_id, realm_id: ctx.realm.id, delivery_email: state.delivery_email, avatar_source: changes.avatar_source, avatar_version: changes.avatar_version });
     }
-    if (role !== undefined) {
-      Object.assign(state, roleFacts(role));
-      recomputeOwnPermissions(state, ctx, role);
-    }
+    if (role !== undefined) Object.assign(state, roleFacts(role));
   }
 }

@@ -14,6 +14,8 @@ export interface UserTable {
   bot_type: number | null;
   bot_owner_id: number | null;
   is_mirror_dummy: Generated<boolean>;
+  /** An account the server speaks through (users/system-bots.ts), not one of the organization's users. */
+  is_system_bot: Generated<boolean>;
   api_key: string;
   password_hash: string | null;
   date_joined: Timestamp;

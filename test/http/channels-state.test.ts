@@ -142,11 +142,15 @@ test('subscription events go to the right people', async () => {
   const watch = async (c: Client) => (await c.post('/register', { event_types: ['subscription', 'stream'] })).body.queue_id as string;
   const queues = { viewer: await watch(viewer), outsider: await watch(outsider), guest: await watch(guestViewer) };
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'secret-events' }], invite_only: true, principals: [admin.id, viewer.id] });
-  const events = async (c: Client, q: string) => (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.map((e: any) => `${e.type}/${e.op}`);
-  assert.deepEqual(await events(viewer, queues.viewer), ['stream/create', 'subscription/add']);
+  // A stream/update names its property: here, the first_message_id set by the channel's creation message.
+  const events = async (c: Client, q: string) =>
+    (await c.get('/events', { queue_id: q, last_event_id: -1, dont_block: true })).body.events.map(
+      (e: any) => `${e.type}/${e.op}${e.property ? `:${e.property}` : ''}`,
+    );
+  assert.deepEqual(await events(viewer, queues.viewer), ['stream/create', 'subscription/add', 'stream/update:first_message_id']);
   assert.deepEqual(await events(outsider, queues.outsider), [], 'a private channel is not announced to others');
   assert.deepEqual(await events(guestViewer, queues.guest), []);
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'open-events' }] });
-  assert.deepEqual(await events(outsider, queues.outsider), ['stream/create', 'subscription/peer_add']);
+  assert.deepEqual(await events(outsider, queues.outsider), ['stream/create', 'subscription/peer_add', 'stream/update:first_message_id']);
   assert.deepEqual(await events(guestViewer, queues.guest), [], 'guests do not see public channels they are not in');
 });

@@ -50,7 +50,13 @@ test('subscribing creates missing channels; the answer is keyed by user id', asy
   const name = fresh('Denmark');
   const res = await member.post('/users/me/subscriptions', { subscriptions: [{ name, description: 'The **best** place' }] });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { result: 'success', msg: '', subscribed: { [String(member.id)]: [name] }, already_subscribed: {} });
+  assert.deepEqual(res.body, {
+    result: 'success',
+    msg: '',
+    subscribed: { [String(member.id)]: [name] },
+    already_subscribed: {},
+    new_subscription_messages_sent: true,
+  });
   const again = await member.post('/users/me/subscriptions', { subscriptions: [{ name }] });
   assert.deepEqual(again.body.already_subscribed, { [String(member.id)]: [name] });
   assert.deepEqual(again.body.subscribed, {});
@@ -66,7 +72,19 @@ test('subscribing creates missing channels; the answer is keyed by user id', asy
   assert.equal(stream.topics_policy, 'inherit');
   assert.equal(stream.message_retention_days, null);
   assert.equal(stream.subscriber_count, 1);
-  assert.equal(stream.first_message_id, null);
+  // Notification Bot's creation message opens the channel, already read by its creator.
+  const me = (await member.get('/users/me')).body;
+  const history = (
+    await member.get('/messages', { narrow: [{ operator: 'channel', operand: id }], anchor: 'oldest', num_before: 0, num_after: 10, apply_markdown: false })
+  ).body.messages;
+  assert.equal(history.length, 1);
+  const [first] = history;
+  assert.equal(first.sender_full_name, 'Notification Bot');
+  assert.equal(first.subject, 'channel events');
+  const fence = '````';
+  assert.equal(first.content, `**Public** channel created by @_**${me.full_name}|${member.id}**. **Description:**\n${fence} quote\nThe **best** place\n${fence}`);
+  assert.deepEqual(first.flags, ['read']);
+  assert.equal(stream.first_message_id, first.id);
   assert.equal(stream.stream_weekly_traffic, null);
   assert.equal(stream.is_recently_active, true);
   assert.equal(stream.stream_post_policy, 1);
@@ -344,6 +362,15 @@ test('PATCH /streams/{id}: name, description, privacy, retention, topics policy'
   assert.equal((await server.owner.patch(`/streams/${id}`, { message_retention_days: '"realm_default"' })).status, 200);
   assert.equal((await member.get(`/streams/${id}`)).body.stream.message_retention_days, null);
   assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).body.msg, 'Insufficient permission');
+  // Notification Bot's messages sit in the "channel events" topic: only the general chat topic may remain.
+  assert.equal(
+    (await admin.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).body.msg,
+    'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting topics.',
+  );
+  const narrow = JSON.stringify([['channel', id]]);
+  const notices = (await admin.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, narrow })).body.messages;
+  assert.ok(notices.length > 1);
+  for (const m of notices) assert.equal((await admin.delete(`/messages/${m.id}`)).status, 200);
   assert.equal((await admin.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).status, 200);
   assert.equal((await member.get(`/streams/${id}`)).body.stream.topics_policy, 'empty_topic_only');
   // Others cannot administer it.

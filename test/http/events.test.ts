@@ -2,6 +2,7 @@
 // restarts (spec "Events", endpoint 21; digest 1.21, 1.23, 3, 4).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import { startTestServer, type Client, type TestServer } from '../support/server
 import { ROLE } from '../../src/users/roles.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../../src/version.ts';
 import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
+import { notificationBot, systemBot, WELCOME_BOT } from '../../src/users/system-bots.ts';
+import { isoDate } from '../../src/users/format.ts';
 
 const fastTimers = { heartbeatMs: 300, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
 let server: TestServer;
@@ -77,7 +80,38 @@ test('realm_users: active users without is_active, others in realm_non_active_us
     assert.equal(u.avatar_url, null, 'client_svcavatar defaults to true');
     assert.deepEqual(u.profile_data, {});
   }
-  assert.deepEqual(state.cross_realm_bots, []);
+  // The system bots, as the reference lists them: not realm users, avatars as URLs whatever client_svcavatar says.
+  const bots = [await notificationBot(server.svc.db, 1), await systemBot(server.svc.db, 1, WELCOME_BOT)];
+  for (const bot of bots) assert.ok(!ids.includes(bot.id));
+  assert.deepEqual(
+    state.cross_realm_bots,
+    bots.map((bot) => ({
+      user_id: bot.id,
+      delivery_email: bot.email,
+      email: bot.email,
+      full_name: bot.full_name,
+      date_joined: isoDate(bot.date_joined),
+      is_active: true,
+      is_owner: false,
+      is_admin: false,
+      is_guest: false,
+      is_bot: true,
+      bot_type: 1,
+      bot_owner_id: null,
+      role: ROLE.MEMBER,
+      timezone: '',
+      avatar_url: `https://secure.gravatar.com/avatar/${createHash('md5').update(bot.email).digest('hex')}?d=identicon&version=1`,
+      avatar_version: 1,
+      is_system_bot: true,
+    })),
+  );
+  assert.deepEqual(
+    bots.map((b) => [b.full_name, b.email]),
+    [
+      ['Notification Bot', 'notification-bot@confab.internal'],
+      ['Welcome Bot', 'welcome-bot@confab.internal'],
+    ],
+  );
   const withUrls = await register(member, { fetch_event_types: ['realm_user'], client_svcavatar: false });
   for (const u of withUrls.realm_users) assert.match(u.avatar_url, /^https:\/\//);
 });

@@ -158,15 +158,23 @@ test('deleting the first message of a channel moves first_message_id; register s
   const viewer = await registerViewer(o.server, o.bob);
   const [first, second] = [await send(o.alice, id, 'a', 'first'), await send(o.alice, id, 'b', 'second')];
   await o.bob.post('/messages/flags', { messages: JSON.stringify([second]), op: 'add', flag: 'starred' });
+  // The channel opens with Notification Bot's creation message: deleting it makes Alice's first.
+  const creation = (await o.bob.get(`/streams/${id}`)).body.stream.first_message_id;
+  assert.equal(typeof creation, 'number');
+  assert.ok(creation < first);
   const q = await listen(o.bob, bulk);
+  assert.equal((await del(o.owner, creation)).status, 200);
+  let streamEvents = await events(q, 'stream');
+  assert.deepEqual(streamEvents, [{ type: 'stream', op: 'update', stream_id: id, name: streamEvents[0]?.name, property: 'first_message_id', value: first }]);
+  await expectStateInSync(o.server, viewer, 'after deleting the creation message');
   assert.equal((await del(o.alice, first)).status, 200);
-  const streamEvents = await events(q, 'stream');
+  streamEvents = await events(q, 'stream');
   assert.deepEqual(streamEvents, [{ type: 'stream', op: 'update', stream_id: id, name: streamEvents[0]?.name, property: 'first_message_id', value: second }]);
   await expectStateInSync(o.server, viewer, 'after deleting the first message');
   assert.equal((await del(o.alice, second)).status, 200);
   assert.deepEqual((await events(q, 'stream')).map((e) => e.value), [null]);
   await expectStateInSync(o.server, viewer, 'after deleting every message');
   // What hung off the messages went with them.
-  const left = await o.server.svc.db.selectFrom('user_messages').select('message_id').where('message_id', 'in', [first, second]).execute();
+  const left = await o.server.svc.db.selectFrom('user_messages').select('message_id').where('message_id', 'in', [creation, first, second]).execute();
   assert.deepEqual(left, []);
 });

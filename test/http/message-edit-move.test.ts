@@ -325,16 +325,23 @@ test('topic preferences follow a whole topic; a partial move lets its sender fol
 });
 
 test('first_message_id follows moves; register stays in sync', async () => {
+  const streams = async () => Object.fromEntries(((await o.bob.get('/users/me/subscriptions')).body.subscriptions as any[]).map((s) => [s.stream_id, s.first_message_id]));
   const a = await channel(o, [o.alice, o.bob]);
-  const b = await channel(o, [o.alice, o.bob]);
+  // Without Notification Bot's creation message, Alice's messages are the first of `a`.
+  assert.equal((await o.owner.delete(`/messages/${(await streams())[a]}`)).status, 200);
+  assert.equal((await streams())[a], null);
   const viewer = await registerViewer(o.server, o.bob);
   const ids = [await send(o.alice, a, 'first', 'one'), await send(o.alice, a, 'first', 'two')];
+  // `b` is created after them: its creation message is newer than what moves in.
+  const b = await channel(o, [o.alice, o.bob]);
+  const bCreation = (await streams())[b];
+  assert.ok(bCreation > ids[1]);
   await expectStateInSync(o.server, viewer, 'after sending');
   await edit(o.alice, ids[0], { stream_id: b });
-  const streams = async () => Object.fromEntries(((await o.bob.get('/users/me/subscriptions')).body.subscriptions as any[]).map((s) => [s.stream_id, s.first_message_id]));
   assert.equal((await streams())[a], ids[1]);
   assert.equal((await streams())[b], ids[0]);
   await expectStateInSync(o.server, viewer, 'after moving the first message');
+  // The rename's breadcrumb ("This topic was moved here") is in the topic, and leaves with it.
   await edit(o.alice, ids[1], { topic: 'renamed', propagate_mode: 'change_all' });
   await edit(o.alice, ids[1], { stream_id: b, propagate_mode: 'change_all' });
   assert.equal((await streams())[a], null);
@@ -343,19 +350,38 @@ test('first_message_id follows moves; register stays in sync', async () => {
 
 test('empty_topic_only asks whether a channel has named topics (PATCH /streams)', async () => {
   const id = await channel(o, [o.alice]);
-  const policy = (value: string) => o.owner.patch(`/streams/${id}`, { topics_policy: value });
+  const db = o.server.svc.db;
+  const policy = async (value: string, channelId = id) => {
+    const before = (await db.selectFrom('messages').select((eb) => eb.fn.max<number>('id').as('id')).executeTakeFirstOrThrow()).id ?? 0;
+    const res = await o.owner.patch(`/streams/${channelId}`, { topics_policy: value });
+    // A change is told in the channel (Notification Bot): taken away again, so that only this test's messages count.
+    for (const m of await db.selectFrom('messages').select('id').where('channel_id', '=', channelId).where('id', '>', before).execute()) {
+      assert.equal((await o.owner.delete(`/messages/${m.id}`)).status, 200);
+    }
+    return res;
+  };
+  const namedTopics = 'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting topics.';
+  // A new channel opens with Notification Bot's message in the "channel events" topic.
+  const firstOf = async (channelId: number) => (await o.alice.get(`/streams/${channelId}`)).body.stream.first_message_id as number;
+  const creation = await firstOf(id);
+  assert.equal((await fetch(o.alice, creation)).subject, 'channel events');
+  expectError(await policy('empty_topic_only'), namedTopics);
+  assert.equal((await o.owner.delete(`/messages/${creation}`)).status, 200);
   assert.equal((await policy('empty_topic_only')).status, 200, 'no messages at all');
   assert.equal((await policy('inherit')).status, 200);
   const general = await send(o.alice, id, '', 'in general chat');
   assert.equal((await policy('empty_topic_only')).status, 200, 'only the empty topic');
   assert.equal((await policy('inherit')).status, 200);
-  await edit(o.alice, general, { topic: 'named' });
-  expectError(
-    await policy('empty_topic_only'),
-    'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting topics.',
-  );
-  await edit(o.alice, general, { topic: '' });
+  // Without Notification Bot's breadcrumbs, which would stay in the topics behind.
+  await edit(o.alice, general, { topic: 'named', send_notification_to_new_thread: false });
+  expectError(await policy('empty_topic_only'), namedTopics);
+  await edit(o.alice, general, { topic: '', send_notification_to_new_thread: false });
   assert.equal((await policy('empty_topic_only')).status, 200, 'renamed back');
   // In such a channel, messages cannot move to a named topic.
   expectError(await edit(o.alice, general, { topic: 'named again' }), 'Only the general chat topic is allowed in this channel.');
+  // A channel created with the policy gets its creation message in the general chat topic.
+  const born = await channel(o, [o.alice], { topics_policy: 'empty_topic_only' });
+  assert.equal((await fetch(o.alice, await firstOf(born))).subject, '');
+  assert.equal((await policy('inherit', born)).status, 200);
+  assert.equal((await policy('empty_topic_only', born)).status, 200, 'its creation message is in the general chat topic');
 });

@@ -125,19 +125,21 @@ test('parameters and errors', async () => {
 
 test('history in a narrow: processed, changed only where the flag differs; unsubscribed channels reported', async () => {
   const faro = await channelId('Faro');
-  const ids = await sendMany('Faro', 'sea', 3);
+  // The channel's history opens with Notification Bot's creation message.
+  const creation = (await alice.get(`/streams/${faro}`)).body.stream.first_message_id;
+  const ids = [creation, ...(await sendMany('Faro', 'sea', 3))];
   const narrow = [{ operator: 'channel', operand: 'Faro' }];
   const q = await queueFor(alice);
   const read = await byNarrow(alice, { narrow });
-  assert.equal(read.body.processed_count, 3);
+  assert.equal(read.body.processed_count, 4);
   assert.equal(read.body.updated_count, 0);
   const star = await byNarrow(alice, { narrow, flag: 'starred' });
-  assert.equal(star.body.updated_count, 3);
+  assert.equal(star.body.updated_count, 4);
   assert.deepEqual(await drain(q), [{ type: 'update_message_flags', op: 'add', operation: 'add', flag: 'starred', messages: ids, all: false }]);
   const stored = await server.svc.db.selectFrom('user_messages').select(['message_id', 'flags']).where('user_id', '=', alice.id).where('message_id', 'in', ids).orderBy('message_id').execute();
-  assert.deepEqual(stored.map((r) => r.flags), [1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128]);
+  assert.deepEqual(stored.map((r) => r.flags), [1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128]);
   const unread = await byNarrow(alice, { narrow, op: 'remove' });
-  assert.equal(unread.body.processed_count, 3);
+  assert.equal(unread.body.processed_count, 4);
   assert.equal(unread.body.updated_count, 0);
   assert.deepEqual(unread.body.ignored_because_not_subscribed_channels, [faro]);
   assert.deepEqual(await drain(q), []);
@@ -158,8 +160,11 @@ test('the server clamps the range to 5000 messages, keeping at least 2500 before
     from messages, generate_series(1, 5100) where id = ${seed}`.execute(server.svc.db);
   await sql`insert into user_messages (realm_id, user_id, message_id, flags)
     select ${realm}, ${dana.id}, id, 0 from messages where channel_id = (select channel_id from messages where id = ${seed}) and id > ${seed}`.execute(server.svc.db);
-  const ids = (await sql<{ id: number }>`select id from messages where channel_id = (select channel_id from messages where id = ${seed}) order by id`.execute(server.svc.db)).rows.map((r) => r.id);
+  // The seed and its copies; before them, the channel opens with Notification Bot's creation message.
+  const ids = (await sql<{ id: number }>`select id from messages where channel_id = (select channel_id from messages where id = ${seed}) and id >= ${seed} order by id`.execute(server.svc.db)).rows.map((r) => r.id);
   assert.equal(ids.length, 5101);
+  const creation = (await dana.get(`/streams/${await channelId('Bulk')}`)).body.stream.first_message_id;
+  assert.ok(creation < seed);
   const narrow = [{ operator: 'channel', operand: 'Bulk' }];
 
   const back = await byNarrow(dana, { anchor: 'newest', num_before: 6000, num_after: 0, narrow, flag: 'starred' });
@@ -177,7 +182,8 @@ test('the server clamps the range to 5000 messages, keeping at least 2500 before
 
   const forward = await byNarrow(dana, { anchor: 'oldest', num_before: 0, num_after: 9000, narrow, flag: 'collapsed' });
   assert.equal(forward.body.processed_count, 5000);
-  assert.equal(forward.body.last_processed_id, ids[4999]);
+  assert.equal(forward.body.first_processed_id, creation);
+  assert.equal(forward.body.last_processed_id, ids[4998]);
   assert.equal(forward.body.found_newest, false);
 
   // mark_all_as_read works in batches: a run that runs out of time reports it and says what it did.
@@ -198,9 +204,12 @@ test('the server clamps the range to 5000 messages, keeping at least 2500 before
 test('mark_all_as_read: every unread message, one event with all: true', async () => {
   const carol = await server.createUser({ email: 'carol@example.com', fullName: 'Carol Cole' });
   await subscribe(bob, 'Lisbon', [carol]);
+  // Subscribed by Bob, Carol hears of it from Notification Bot: unread too.
+  const notices = (await carol.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'sender', operand: 'notification-bot@confab.internal' }], apply_markdown: false })).body.messages;
+  assert.deepEqual(notices.map((m: any) => m.content), [`@_**Bob Baker|${bob.id}** subscribed you to #**Lisbon**.`]);
   const ids = [await sendTo(bob, 'Lisbon', 'a'), await sendTo(bob, 'Porto', 'b')];
   const dm = (await bob.post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'hi' })).body.id;
-  assert.deepEqual(await unreadIn(carol, []), [ids[0], dm]);
+  assert.deepEqual(await unreadIn(carol, []), [notices[0].id, ids[0], dm]);
   const q = await queueFor(carol);
   const res = await carol.post('/mark_all_as_read');
   assert.deepEqual(res.body, { result: 'success', msg: '', complete: true });

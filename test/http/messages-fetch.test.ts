@@ -29,6 +29,11 @@ before(async () => {
     history_public_to_subscribers: false,
     principals: [admin.id, alice.id],
   });
+  // Each new channel opens with Notification Bot's creation message.
+  for (const [key, name] of [['newDenmark', 'Denmark'], ['newSweden', 'Sweden'], ['newVault', 'Vault']]) {
+    const id = (await admin.get('/get_stream_id', { stream: name })).body.stream_id;
+    ids[key] = (await admin.get(`/streams/${id}`)).body.stream.first_message_id;
+  }
   const send = async (key: string, c: Client, params: Record<string, unknown>) => {
     const res = await c.post('/messages', params);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -45,6 +50,9 @@ before(async () => {
   await send('d4', bob, { type: 'stream', to: 'Denmark', topic: '', content: '@**all** general chat words' });
   // Bob joins the vault late: the history before him stays hidden (protected history).
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Vault' }], principals: [bob.id] });
+  // ... and Notification Bot tells him who subscribed him.
+  const notice = await get(bob, { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([['dm', 'notification-bot@confab.internal']]) });
+  ids.joinedVault = notice.body.messages[0].id;
   await send('v2', admin, { type: 'stream', to: 'Vault', topic: 'secrets', content: 'after bob' });
 });
 after(() => server.close());
@@ -161,15 +169,17 @@ test('message_ids: the accessible ones, filtered by the narrow', async () => {
 });
 
 test('narrows: channels, topics, senders', async () => {
-  assert.deepEqual(await idsOf(bob, [['stream', 'denmark']]), pick('d1', 'd2', 'd3', 'd4'));
+  assert.deepEqual(await idsOf(bob, [['stream', 'denmark']]), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
   const denmarkId = (await bob.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id;
-  assert.deepEqual(await idsOf(bob, [{ operator: 'channel', operand: denmarkId }]), pick('d1', 'd2', 'd3', 'd4'));
+  assert.deepEqual(await idsOf(bob, [{ operator: 'channel', operand: denmarkId }]), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
   assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], ['topic', 'CASTLES']]), pick('d1', 'd2'));
   assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], ['topic', 'general chat']]), pick('d4'));
-  assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], { operator: 'topic', operand: 'castles', negated: true }]), pick('d3', 'd4'));
+  assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], { operator: 'topic', operand: 'castles', negated: true }]), pick('newDenmark', 'd3', 'd4'));
   assert.deepEqual(await idsOf(bob, [['sender', 'alice@example.com']]), pick('d1', 'd3', 'dm1'));
   assert.deepEqual(await idsOf(bob, [['sender', String(alice.id)], ['channel', 'Denmark']]), pick('d1', 'd3'));
-  assert.deepEqual(await idsOf(bob, [['channels', 'public']]), pick('d1', 'd2', 'd3', 's1', 'd4'));
+  assert.deepEqual(await idsOf(bob, [['channels', 'public']]), pick('newDenmark', 'newSweden', 'd1', 'd2', 'd3', 's1', 'd4'));
+  // Notification Bot's: the public channels' creation messages, not the vault's (from before Bob joined), and its direct message.
+  assert.deepEqual(await idsOf(bob, [['sender', 'notification-bot@confab.internal']]), pick('newDenmark', 'newSweden', 'joinedVault'));
   const errors: [unknown, string][] = [
     [[['channel', 'Atlantis']], 'Invalid narrow operator: unknown channel Atlantis'],
     [[['sender', 'nobody@example.com']], 'Invalid narrow operator: unknown user nobody@example.com'],
@@ -216,8 +226,8 @@ test('narrows: flags, content, ids', async () => {
   await server.svc.db.insertInto('reactions').values({ realm_id: 1, message_id: ids.d2, user_id: alice.id, emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' }).execute();
   assert.deepEqual(await idsOf(bob, [['has', 'reaction']]), pick('d2'));
   assert.deepEqual(await idsOf(bob, [['id', String(ids.s1)]]), pick('s1'));
-  assert.deepEqual(await idsOf(bob, [['near', String(ids.s1)], ['channel', 'Sweden']]), pick('s1'), 'near does not filter');
-  assert.deepEqual(await idsOf(bob, [['in', 'all'], ['channel', 'Sweden']]), pick('s1'));
+  assert.deepEqual(await idsOf(bob, [['near', String(ids.s1)], ['channel', 'Sweden']]), pick('newSweden', 's1'), 'near does not filter');
+  assert.deepEqual(await idsOf(bob, [['in', 'all'], ['channel', 'Sweden']]), pick('newSweden', 's1'));
   const unread = await idsOf(bob, [['is', 'unread']]);
   assert.ok(unread.includes(ids.d1) && !unread.includes(ids.v1));
   assert.deepEqual(await idsOf(bob, [{ operator: 'is', operand: 'unread', negated: true }, ['channel', 'Denmark']]), [], 'nothing read yet');
@@ -246,11 +256,11 @@ test('full-text search with highlights', async () => {
 
 test('history: public channels in full, protected history only from when one joined', async () => {
   const res = await get(carol, { anchor: 'newest', num_before: 10, num_after: 0, narrow: '[["channel","Denmark"]]' });
-  assert.deepEqual(res.body.messages.map((m: any) => m.id), pick('d1', 'd2', 'd3', 'd4'));
+  assert.deepEqual(res.body.messages.map((m: any) => m.id), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
   for (const m of res.body.messages) assert.deepEqual(m.flags, ['read', 'historical']);
   assert.deepEqual(await idsOf(carol, []), pick('gdm'), 'without a channel term: own messages only');
   assert.deepEqual(await idsOf(bob, [['channel', 'Vault']]), pick('v2'));
-  assert.deepEqual(await idsOf(alice, [['channel', 'Vault']]), pick('v1', 'v2'));
+  assert.deepEqual(await idsOf(alice, [['channel', 'Vault']]), pick('newVault', 'v1', 'v2'));
   assert.deepEqual(await idsOf(guest, [['channels', 'public']]), [], 'guests do not read public channels they are not in');
   assert.equal((await get(guest, { anchor: 'newest', num_before: 1, num_after: 0, narrow: '[["channel","Denmark"]]' })).body.code, 'BAD_NARROW');
 });

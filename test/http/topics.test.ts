@@ -24,6 +24,8 @@ before(async () => {
 after(() => server.close());
 
 const topicsOf = async (c: Client, id: number, params: Record<string, unknown> = {}) => ok(await c.get(`/users/me/${id}/topics`, params)).topics;
+/** A new channel's first message: Notification Bot's, in the "channel events" topic. */
+const creationOf = async (c: Client, id: number): Promise<number> => ok(await c.get(`/streams/${id}`)).stream.first_message_id;
 
 test('newest first, one entry per topic (any case, named as its newest message), the empty topic as "general chat"', async () => {
   const id = await createChannel(admin, 'Public', [alice]);
@@ -33,15 +35,17 @@ test('newest first, one entry per topic (any case, named as its newest message),
   const a2 = await sendTo(admin, 'Public', 'APPLES');
   // Direct messages are not in any channel.
   ok(await alice.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'hi' }));
-  assert.ok(a1 < b1 && b1 < e1 && e1 < a2);
+  const created = await creationOf(alice, id);
+  assert.ok(created < a1 && a1 < b1 && b1 < e1 && e1 < a2);
   const expected = [
     { name: 'APPLES', max_id: a2 },
     { name: 'general chat', max_id: e1 },
     { name: 'bananas', max_id: b1 },
+    { name: 'channel events', max_id: created },
   ];
   assert.deepEqual(await topicsOf(alice, id), expected);
   assert.deepEqual(await topicsOf(alice, id, { allow_empty_topic_name: false }), expected);
-  assert.deepEqual((await topicsOf(alice, id, { allow_empty_topic_name: true })).map((t: any) => t.name), ['APPLES', '', 'bananas']);
+  assert.deepEqual((await topicsOf(alice, id, { allow_empty_topic_name: true })).map((t: any) => t.name), ['APPLES', '', 'bananas', 'channel events']);
   // A public channel's history is everyone's (but guests'): members who never subscribed see it all.
   assert.deepEqual(await topicsOf(bob, id), expected);
   assert.deepEqual(await topicsOf(server.owner, id), expected);
@@ -53,6 +57,10 @@ test('newest first, one entry per topic (any case, named as its newest message),
 
 test('a channel without messages has no topics; unknown channels and ids', async () => {
   const id = await createChannel(admin, 'Quiet');
+  const created = await creationOf(admin, id);
+  assert.deepEqual(await topicsOf(alice, id), [{ name: 'channel events', max_id: created }]);
+  // Without its creation message, the channel has no messages at all.
+  ok(await admin.delete(`/messages/${created}`));
   assert.deepEqual(await topicsOf(alice, id), []);
   refused(await alice.get('/users/me/999999/topics'), 'Invalid channel ID');
   assert.equal((await alice.get('/users/me/abc/topics')).status, 404);
@@ -69,8 +77,10 @@ test('protected history: only topics of messages the user received', async () =>
     { name: 'after bob', max_id: late },
     { name: 'shared', max_id: both2 },
     { name: 'before bob', max_id: early },
+    { name: 'channel events', max_id: await creationOf(alice, id) },
   ]);
   assert.ok(both1 < both2);
+  // Bob did not receive the creation message either.
   assert.deepEqual(await topicsOf(bob, id), [
     { name: 'after bob', max_id: late },
     { name: 'shared', max_id: both2 },
@@ -85,10 +95,14 @@ test('protected history: only topics of messages the user received', async () =>
 test('shared history: subscribers see the topics from before they joined', async () => {
   const id = await createChannel(alice, 'Shared', [], { invite_only: true, history_public_to_subscribers: true });
   const early = await sendTo(alice, 'Shared', 'old news');
+  const expected = [
+    { name: 'old news', max_id: early },
+    { name: 'channel events', max_id: await creationOf(alice, id) },
+  ];
   refused(await bob.get(`/users/me/${id}/topics`), 'Invalid channel ID');
   await subscribe(alice, 'Shared', [bob, guest]);
-  assert.deepEqual(await topicsOf(bob, id), [{ name: 'old news', max_id: early }]);
-  assert.deepEqual(await topicsOf(guest, id), [{ name: 'old news', max_id: early }]);
+  assert.deepEqual(await topicsOf(bob, id), expected);
+  assert.deepEqual(await topicsOf(guest, id), expected);
   // Unsubscribed again, a member loses the channel.
   await unsubscribe(admin, 'Shared', [bob]);
   refused(await bob.get(`/users/me/${id}/topics`), 'Invalid channel ID');
@@ -97,7 +111,10 @@ test('shared history: subscribers see the topics from before they joined', async
 test('spectators: web-public channels only', async () => {
   const webId = await createChannel(server.owner, 'Web', [], { is_web_public: true });
   const id = await sendTo(server.owner, 'Web', 'for everyone');
-  assert.deepEqual(await topicsOf(server.anonymous, webId), [{ name: 'for everyone', max_id: id }]);
+  assert.deepEqual(await topicsOf(server.anonymous, webId), [
+    { name: 'for everyone', max_id: id },
+    { name: 'channel events', max_id: await creationOf(server.owner, webId) },
+  ]);
   const publicId = ok(await admin.get('/get_stream_id', { stream: 'Public' })).stream_id;
   refused(await server.anonymous.get(`/users/me/${publicId}/topics`), 'Invalid channel ID');
   await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: false }) }).execute();

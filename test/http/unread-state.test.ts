@@ -64,6 +64,17 @@ test('register: unread_msgs grouped by conversation, muting, mentions and count'
   const dave = await server.createUser({ email: 'dave@example.com', fullName: 'Dave Dale' });
   await subscribe('Denmark', [dave]);
   await subscribe('Oslo', [dave]);
+  // Subscribed by Bob, Dave heard of each from Notification Bot: unread too.
+  const notices = (
+    await dave.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'dm', operand: 'notification-bot@confab.internal' }], apply_markdown: false })
+  ).body.messages;
+  assert.deepEqual(
+    notices.map((m: any) => m.content),
+    ['Denmark', 'Oslo'].map((name) => `@_**Bob Baker|${bob.id}** subscribed you to #**${name}**.`),
+  );
+  assert.ok(notices.every((m: any) => m.sender_full_name === 'Notification Bot' && m.sender_id === notices[0].sender_id));
+  const botId: number = notices[0].sender_id;
+  const fromBot = notices.map((m: any) => m.id as number);
   const lunch = await sendTo(bob, 'Denmark', 'Lunch');
   const lunch2 = await sendTo(carol, 'Denmark', 'lunch', '@**Dave Dale** coming?');
   const general = await sendTo(bob, 'Denmark', '');
@@ -83,10 +94,10 @@ test('register: unread_msgs grouped by conversation, muting, mentions and count'
   const state = await registerState(dave);
   const sortIds = (ids: number[]) => [...ids].sort((a, b) => a - b);
   assert.deepEqual(state.unread_msgs, {
-    pms: sortIds([bob.id, dave.id]).map((id) => ({
+    pms: sortIds([bob.id, dave.id, botId]).map((id) => ({
       other_user_id: id,
       sender_id: id,
-      unread_message_ids: id === bob.id ? [fromBob, toBob] : [self],
+      unread_message_ids: id === bob.id ? [fromBob, toBob] : id === botId ? fromBot : [self],
     })),
     streams: [
       { stream_id: denmark, topic: 'general chat', unread_message_ids: [general] },
@@ -99,7 +110,7 @@ test('register: unread_msgs grouped by conversation, muting, mentions and count'
     // Direct mentions count even where muted; wildcards only where not.
     mentions: [lunch2, mutedDirect],
     // Not counted: the muted topic's two, and Oslo's fjord (muted channel, topic not unmuted).
-    count: 11 - 3,
+    count: 13 - 3,
     old_unreads_missing: false,
   });
   // With empty_topic_name the empty topic is itself.
@@ -112,6 +123,7 @@ test('register: unread_msgs grouped by conversation, muting, mentions and count'
     { max_message_id: group, user_ids: sortIds([bob.id, carol.id]) },
     { max_message_id: self, user_ids: [] },
     { max_message_id: toBob, user_ids: [bob.id] },
+    { max_message_id: fromBot[1], user_ids: [botId] },
   ]);
 
   // Leaving a channel takes its messages out of the unread data.

@@ -15,6 +15,8 @@ import * as linkifiers from './0030_linkifiers.ts';
 import * as customEmoji from './0031_custom_emoji.ts';
 import * as messageFlags from './0070_message_flags.ts';
 import * as invitations from './0090_invitations.ts';
+import * as systemBots from './0100_system_bots.ts';
+import * as welcomeBot from './0101_welcome_bot.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -31,4 +33,6 @@ export const migrations: Record<string, Migration> = {
   '0031_custom_emoji': customEmoji,
   '0070_message_flags': messageFlags,
   '0090_invitations': invitations,
+  '0100_system_bots': systemBots,
+  '0101_welcome_bot': welcomeBot,
 };
