@@ -12,7 +12,7 @@ import { isAdmin } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { renderHtml } from '../rendering/index.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
-import { charLength, firstUnprintable } from '../channels/validation.ts';
+import { charLength, checkNoNullCharacter, firstUnprintable } from '../channels/validation.ts';
 import { formatFolder } from './format.ts';
 
 function checkName(raw: string): string {
@@ -30,6 +30,7 @@ function checkDescription(raw: string): string {
   if (charLength(raw) > TEXT_BOUNDS.max_channel_folder_description_length) {
     throw badRequest(`description is too long (limit: ${TEXT_BOUNDS.max_channel_folder_description_length} characters)`);
   }
+  checkNoNullCharacter(raw, 'channel folder description');
   return raw;
 }
 

@@ -7,8 +7,9 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { isRowId } from '../db/ids.ts';
 import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
-import { isAdmin, isOwner } from '../users/roles.ts';
+import { ROLE, isAdmin, isGuest, isOwner } from '../users/roles.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { renderHtml } from '../rendering/index.ts';
@@ -34,9 +35,10 @@ import {
   holdsRealmPermission,
   type ChannelViewer,
 } from './access.ts';
-import { accessChannel, channelAudience, channelDoesNotExist, getChannelByName } from './queries.ts';
+import { accessChannel, channelAudience, channelDoesNotExist, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
+import { watchUserAccess } from '../users/access-changes.ts';
 import { CHANNEL_PERMISSIONS, formatChannels, pickColor } from './format.ts';
-import { checkChannelDescription, checkChannelName, type TopicsPolicy } from './validation.ts';
+import { HEX_COLOR, checkChannelDescription, checkChannelName, type TopicsPolicy } from './validation.ts';
 import {
   MAX_BULK_NEW_SUBSCRIPTION_MESSAGES,
   accessChangedNotice,
@@ -87,11 +89,14 @@ async function insertChannel(
   } else if (!holdsRealmPermission(viewer, inviteOnly ? 'can_create_private_channel_group' : 'can_create_public_channel_group')) {
     throw insufficientPermission();
   }
+  // Default channels are the administrators' choice, however the channel comes to exist (as the reference).
+  if (s.is_default_stream && !isAdmin(user)) throw insufficientPermission();
   if (s.is_default_stream && inviteOnly) throw badRequest('A default channel cannot be private.');
   if (s.message_retention_days !== undefined && s.message_retention_days !== null && !isOwner(user)) throw mustBeOwner();
   if (s.topics_policy !== undefined && s.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) {
     throw insufficientPermission();
   }
+  if (DELETE_POLICY_SETTINGS.some((p) => s.groups?.[p] !== undefined)) checkDeletePolicyPermission(viewer);
   if (s.folder_id !== undefined && s.folder_id !== null) await checkFolder(tx, realm.id, s.folder_id);
   // Public channels always share their history; private ones by choice (default: no, as the reference).
   const historyPublic = !inviteOnly || (s.history_public_to_subscribers ?? false);
@@ -144,7 +149,15 @@ async function loseSight(tx: Tx, emit: Emit, realm: Realm, channels: Channel[], 
   emitChannelsGone(emit, realm, channels, users);
 }
 
+/** Per-channel message deletion settings: only for `can_set_delete_message_policy_group` (as the reference, FL 407). */
+const DELETE_POLICY_SETTINGS: ChannelPermission[] = ['can_delete_any_message_group', 'can_delete_own_message_group'];
+
+function checkDeletePolicyPermission(viewer: ChannelViewer): void {
+  if (!holdsRealmPermission(viewer, 'can_set_delete_message_policy_group')) throw insufficientPermission();
+}
+
 async function checkFolder(tx: Tx, realmId: number, folderId: number): Promise<void> {
+  if (!isRowId(folderId)) throw badRequest('Invalid channel folder ID');
   const folder = await tx.selectFrom('channel_folders').select(['id', 'is_archived']).where('realm_id', '=', realmId).where('id', '=', folderId).executeTakeFirst();
   if (!folder) throw badRequest('Invalid channel folder ID');
 }
@@ -160,7 +173,19 @@ interface Pair {
  * Subscribes users to channels (no permission checks: callers decided), and
  * emits subscription/add and peer_add. Returns which pairs were new.
  */
-export async function addSubscriptions(tx: Tx, emit: Emit, realm: Realm, pairs: Pair[]): Promise<{ added: Pair[]; already: Pair[] }> {
+export async function addSubscriptions(
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  pairs: Pair[],
+  /** Colors asked for new subscriptions, by channel id (`subscriptions[].color`). */
+  chosenColors?: Map<number, string>,
+): Promise<{ added: Pair[]; already: Pair[] }> {
+  // Limited users (can_access_all_users_group) meet the channel's subscribers, and they them.
+  const access = await watchUserAccess(tx, realm, async () => [
+    ...pairs.map((p) => p.user.id),
+    ...[...(await subscriberIds(tx, [...new Set(pairs.map((p) => p.channel.id))])).values()].flat(),
+  ]);
   // Users who could not see a channel (private, or public to a guest) learn of it before joining.
   const byChannelPairs = new Map<number, { channel: Channel; users: number[] }>();
   for (const { user, channel } of pairs) {
@@ -197,7 +222,7 @@ export async function addSubscriptions(tx: Tx, emit: Emit, realm: Realm, pairs: 
         colors = (await tx.selectFrom('subscriptions').select('color').where('user_id', '=', user.id).execute()).map((r) => r.color);
         colorsByUser.set(user.id, colors);
       }
-      const color = pickColor(colors);
+      const color = chosenColors?.get(channel.id) ?? pickColor(colors);
       colors.push(color);
       sub = await tx
         .insertInto('subscriptions')
@@ -225,6 +250,7 @@ export async function addSubscriptions(tx: Tx, emit: Emit, realm: Realm, pairs: 
     byChannel.set(a.channel.id, entry);
   }
   await emitPeerChanges(tx, emit, realm, 'peer_add', [...byChannel.values()]);
+  await access.announce(tx, emit);
   return { added, already };
 }
 
@@ -246,7 +272,7 @@ const keyed = (pairs: Pair[]) => {
 };
 
 export interface SubscribeRequest extends ChannelSettings {
-  subscriptions: { name: string; description?: string }[];
+  subscriptions: { name: string; description?: string; color?: string }[];
   principals?: (number | string)[];
   authorization_errors_fatal: boolean;
   announce: boolean;
@@ -256,62 +282,71 @@ export interface SubscribeRequest extends ChannelSettings {
 
 /** POST /users/me/subscriptions: subscribes the caller or `principals`, creating channels that do not exist. */
 export async function subscribe(svc: Services, realm: Realm, actor: User, req: SubscribeRequest) {
-  const names = req.subscriptions.map((s) => ({ name: checkChannelName(s.name), description: checkChannelDescription(s.description ?? '') }));
-  return transact(svc, async (tx, emit) => {
-    const viewer = await channelViewer(tx, realm, actor);
-    const targets = req.principals && req.principals.length > 0 ? await resolvePrincipals(tx, realm, req.principals) : [actor];
-    const othersIncluded = targets.some((u) => u.id !== actor.id);
-    const channels: Channel[] = [];
-    const created: Channel[] = [];
-    const unauthorized: string[] = [];
-    for (const { name, description } of names) {
-      if (channels.some((c) => c.name.toLowerCase() === name.toLowerCase())) continue;
-      const existing = await getChannelByName(tx, realm.id, name);
-      if (!existing) {
-        const channel = await insertChannel(svc, tx, viewer, name, description, req);
-        created.push(channel);
-        channels.push(channel);
-        continue;
-      }
-      const allowed = othersIncluded ? canAddSubscribers(viewer, existing) : canSubscribeSelf(viewer, existing);
-      if (allowed) {
-        channels.push(existing);
-      } else if (!hasMetadataAccess(viewer, existing) || !othersIncluded) {
-        if (req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${existing.name}).`);
-        unauthorized.push(existing.name);
-      } else {
-        throw insufficientPermission();
-      }
-    }
-    // The creator of a channel may subscribe others to it, whatever the organization's settings.
-    await emitChannelsCreated(tx, emit, realm, created);
-    if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
-    const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
-    const { added, already } = await addSubscriptions(tx, emit, realm, pairs);
+  return transact(svc, (tx, emit) => subscribeWithin(svc, tx, emit, realm, actor, req));
+}
 
-    // Notification Bot, as the reference: those subscribed by someone else to existing channels
-    // (unless too many), then the announcement, then each new channel's first message.
-    const notices: Notice[] = [];
-    const subscribedUsers = new Set(added.map((a) => a.user.id));
-    const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
-    if (tellSubscribers) {
-      for (const user of targets) {
-        if (user.id === actor.id || user.is_bot) continue;
-        const existing = added.filter((a) => a.user.id === user.id && !created.includes(a.channel)).map((a) => a.channel);
-        if (existing.length > 0) notices.push(subscribedYouNotice(actor, user, existing));
-      }
+async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, actor: User, req: SubscribeRequest) {
+  const names = req.subscriptions.map((s) => ({
+    name: checkChannelName(s.name),
+    description: checkChannelDescription(s.description ?? ''),
+    color: s.color,
+  }));
+  const viewer = await channelViewer(tx, realm, actor);
+  const targets = req.principals && req.principals.length > 0 ? await resolvePrincipals(tx, realm, req.principals) : [actor];
+  const othersIncluded = targets.some((u) => u.id !== actor.id);
+  const channels: Channel[] = [];
+  const created: Channel[] = [];
+  const unauthorized: string[] = [];
+  const colors = new Map<number, string>();
+  for (const { name, description, color } of names) {
+    if (channels.some((c) => c.name.toLowerCase() === name.toLowerCase())) continue;
+    const existing = await getChannelByName(tx, realm.id, name);
+    if (!existing) {
+      const channel = await insertChannel(svc, tx, viewer, name, description, req);
+      created.push(channel);
+      channels.push(channel);
+      if (color !== undefined) colors.set(channel.id, color);
+      continue;
     }
-    if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, created)));
-    for (const channel of created) notices.push(channelCreatedNotice(actor, channel));
-    await sendNotices(svc, tx, emit, realm, notices);
+    const allowed = othersIncluded ? canAddSubscribers(viewer, existing) : canSubscribeSelf(viewer, existing);
+    if (allowed) {
+      channels.push(existing);
+      if (color !== undefined) colors.set(existing.id, color);
+    } else if (!hasMetadataAccess(viewer, existing) || !othersIncluded) {
+      if (req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${existing.name}).`);
+      unauthorized.push(existing.name);
+    } else {
+      throw insufficientPermission();
+    }
+  }
+  // The creator of a channel may subscribe others to it, whatever the organization's settings.
+  await emitChannelsCreated(tx, emit, realm, created);
+  if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
+  const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
+  const { added, already } = await addSubscriptions(tx, emit, realm, pairs, colors);
 
-    return {
-      subscribed: keyed(added),
-      already_subscribed: keyed(already),
-      ...(req.authorization_errors_fatal ? {} : { unauthorized }),
-      ...(req.send_new_subscription_messages ? { new_subscription_messages_sent: tellSubscribers } : {}),
-    };
-  });
+  // Notification Bot, as the reference: those subscribed by someone else to existing channels
+  // (unless too many), then the announcement, then each new channel's first message.
+  const notices: Notice[] = [];
+  const subscribedUsers = new Set(added.map((a) => a.user.id));
+  const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+  if (tellSubscribers) {
+    for (const user of targets) {
+      if (user.id === actor.id || user.is_bot) continue;
+      const existing = added.filter((a) => a.user.id === user.id && !created.includes(a.channel)).map((a) => a.channel);
+      if (existing.length > 0) notices.push(subscribedYouNotice(actor, user, existing));
+    }
+  }
+  if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, created)));
+  for (const channel of created) notices.push(channelCreatedNotice(actor, channel));
+  await sendNotices(svc, tx, emit, realm, notices);
+
+  return {
+    subscribed: keyed(added),
+    already_subscribed: keyed(already),
+    ...(req.authorization_errors_fatal ? {} : { unauthorized }),
+    ...(req.send_new_subscription_messages ? { new_subscription_messages_sent: tellSubscribers } : {}),
+  };
 }
 
 /** POST /channels/create (FL 417): creates one channel with its first subscribers. */
@@ -352,23 +387,40 @@ export function registerUnsubscribeHook(hook: UnsubscribeHook): void {
 
 /** DELETE /users/me/subscriptions: `subscriptions` are channel names. */
 export async function unsubscribe(svc: Services, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
+  return transact(svc, (tx, emit) => unsubscribeWithin(tx, emit, realm, actor, names, principals));
+}
+
+/** The legacy PATCH /users/me/subscriptions: `add` then `delete`, all or nothing (as the reference). */
+export async function changeSubscriptions(svc: Services, realm: Realm, actor: User, add: SubscribeRequest['subscriptions'], remove: string[]) {
+  if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   return transact(svc, async (tx, emit) => {
-    const viewer = await channelViewer(tx, realm, actor);
-    const targets = principals && principals.length > 0 ? await resolvePrincipals(tx, realm, principals) : [actor];
-    const channels: Channel[] = [];
-    for (const name of names) {
-      const channel = await getChannelByName(tx, realm.id, name.trim());
-      if (!channel || !hasMetadataAccess(viewer, channel)) throw channelDoesNotExist(name.trim());
-      if (!channels.some((c) => c.id === channel.id)) channels.push(channel);
-    }
-    if (targets.some((u) => u.id !== actor.id)) {
-      for (const c of channels) if (!canRemoveSubscribers(viewer, c)) throw insufficientPermission();
-    }
-    return removeSubscriptions(tx, emit, realm, targets, channels);
+    const added =
+      add.length > 0
+        ? await subscribeWithin(svc, tx, emit, realm, actor, { subscriptions: add, authorization_errors_fatal: true, announce: false })
+        : { subscribed: {}, already_subscribed: {} };
+    const removed = remove.length > 0 ? await unsubscribeWithin(tx, emit, realm, actor, remove) : { removed: [], not_removed: [] };
+    return { ...added, ...removed };
   });
 }
 
+async function unsubscribeWithin(tx: Tx, emit: Emit, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
+  const viewer = await channelViewer(tx, realm, actor);
+  const targets = principals && principals.length > 0 ? await resolvePrincipals(tx, realm, principals) : [actor];
+  const channels: Channel[] = [];
+  for (const name of names) {
+    const channel = await getChannelByName(tx, realm.id, name.trim());
+    if (!channel || !hasMetadataAccess(viewer, channel)) throw channelDoesNotExist(name.trim());
+    if (!channels.some((c) => c.id === channel.id)) channels.push(channel);
+  }
+  if (targets.some((u) => u.id !== actor.id)) {
+    for (const c of channels) if (!canRemoveSubscribers(viewer, c)) throw insufficientPermission();
+  }
+  return removeSubscriptions(tx, emit, realm, targets, channels);
+}
+
 async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User[], channels: Channel[]) {
+  // Limited users may stop seeing those they met only in these channels.
+  const access = await watchUserAccess(tx, realm, async () => [...(await subscriberIds(tx, channels.map((c) => c.id))).values()].flat());
   const removed: Pair[] = [];
   const notRemoved: Pair[] = [];
   for (const user of users) {
@@ -406,6 +458,7 @@ async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User
     for (const r of removed) if (r.user.id === user.id && !hasMetadataAccess(viewer, r.channel)) lost.push(r.channel);
     await loseSight(tx, emit, realm, lost, [user.id]);
   }
+  await access.announce(tx, emit);
   return { removed: removed.map((r) => r.channel.name), not_removed: notRemoved.map((r) => r.channel.name) };
 }
 
@@ -431,7 +484,7 @@ export interface PropertyChange {
 
 function checkPropertyValue(property: string, value: unknown): string | boolean | null {
   if (property === 'color') {
-    if (typeof value !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(value)) throw badRequest('color is not a valid hex color code');
+    if (typeof value !== 'string' || !HEX_COLOR.test(value)) throw badRequest('color is not a valid hex color code');
     return value;
   }
   const nullable = property.endsWith('_notifications') || property === 'wildcard_mentions_notify';
@@ -446,6 +499,7 @@ export async function updateSubscriptionProperties(svc: Services, realm: Realm, 
     for (const { stream_id, property, value } of changes) {
       if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) throw badRequest(`Unknown subscription property: ${property}`);
       const checked = checkPropertyValue(property, value);
+      if (!isRowId(stream_id)) throw badRequest(`Not subscribed to channel ID ${stream_id}`);
       const sub = await tx
         .selectFrom('subscriptions')
         .selectAll()
@@ -561,6 +615,7 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
       await emitChannelUpdate(tx, emit, realm, channel, 'folder_id', ch.folder_id);
     }
     for (const [setting, change] of Object.entries(ch.groups ?? {}) as [ChannelPermission, GroupSettingChange][]) {
+      if (DELETE_POLICY_SETTINGS.includes(setting)) checkDeletePolicyPermission(viewer);
       const before = channel;
       // Read before the change: an anonymous group it replaces is dropped.
       const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, before.can_send_message_group_id) : undefined;
@@ -683,10 +738,11 @@ async function isDefault(tx: Tx, channelId: number): Promise<boolean> {
   return (await tx.selectFrom('default_channels').select('channel_id').where('channel_id', '=', channelId).executeTakeFirst()) !== undefined;
 }
 
+/** `default_streams` to those who may know them: active users who are not guests (as the reference). */
 async function emitDefaultChannels(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
-  const ids = (await tx.selectFrom('default_channels').select('channel_id').where('realm_id', '=', realm.id).orderBy('channel_id').execute()).map((r) => r.channel_id);
-  const users = (await tx.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).map((u) => u.id);
-  emit(realm.id, { type: 'default_streams', default_streams: ids }, users);
+  const ids = await defaultChannelIds(tx, realm.id);
+  const users = await tx.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('role', '!=', ROLE.GUEST).execute();
+  emit(realm.id, { type: 'default_streams', default_streams: ids }, users.map((u) => u.id));
 }
 
 async function setDefault(tx: Tx, emit: Emit, realm: Realm, channel: Channel, on: boolean): Promise<void> {
@@ -753,6 +809,10 @@ export async function announceSubscriberActivity(tx: Tx, emit: Emit, realm: Real
 export async function announceChannelVisibility(tx: Tx, emit: Emit, realm: Realm, before: ChannelViewer, user: User): Promise<void> {
   const after = await channelViewer(tx, realm, user);
   const channels = await tx.selectFrom('channels').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
+  // Guests know of no default channels: a user becoming or ceasing to be one hears the list as it now is for them.
+  if (isGuest(before.user) !== isGuest(user)) {
+    emit(realm.id, { type: 'default_streams', default_streams: isGuest(user) ? [] : await defaultChannelIds(tx, realm.id) }, [user.id]);
+  }
   const gained = channels.filter((c) => !hasMetadataAccess(before, c) && hasMetadataAccess(after, c));
   const lost = channels.filter((c) => hasMetadataAccess(before, c) && !hasMetadataAccess(after, c));
   if (gained.length > 0) await emitChannelsCreated(tx, emit, realm, gained, { newViewers: [user.id] });

@@ -28,13 +28,18 @@ export async function listChannelsFor(db: Executor, viewer: ChannelViewer, f: Ch
   const all = await listChannels(db, viewer.realm.id);
   const defaults = new Set(await defaultChannelIds(db, viewer.realm.id));
   const includeAll = f.include_all || f.include_all_active;
+  // A bot may ask for the channels its owner is subscribed to (as the reference, private ones included).
+  const ownerId = f.include_owner_subscribed && viewer.user.is_bot ? viewer.user.bot_owner_id : null;
+  const ownerSubscribed = new Set(ownerId === null ? [] : (await subscriptionsOf(db, ownerId)).filter((s) => s.active).map((s) => s.channel_id));
   const chosen = all.filter((c) => {
     if (f.exclude_archived && c.is_archived) return false;
     if (includeAll) return hasMetadataAccess(viewer, c);
     if (f.include_public && !c.invite_only && hasMetadataAccess(viewer, c)) return true;
     if (f.include_web_public && c.is_web_public) return true;
     if (f.include_subscribed && isSubscribed(viewer, c)) return true;
-    if (f.include_default && defaults.has(c.id)) return true;
+    // Default channels are public, but not to guests.
+    if (f.include_default && defaults.has(c.id) && hasMetadataAccess(viewer, c)) return true;
+    if (ownerSubscribed.has(c.id)) return true;
     if (f.include_can_access_content && hasContentAccess(viewer, c)) return true;
     return false;
   });

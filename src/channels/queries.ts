@@ -8,8 +8,10 @@ import { ROLE } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { CHANNEL_PERMISSIONS } from './format.ts';
+import { isRowId, isStorableText } from '../db/ids.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
+  if (!isRowId(channelId)) return undefined;
   return db.selectFrom('channels').selectAll().where('realm_id', '=', realmId).where('id', '=', channelId).executeTakeFirst();
 }
 
@@ -29,6 +31,7 @@ export async function channelOfSetting(
 }
 
 export async function getChannelByName(db: Executor, realmId: number, name: string): Promise<Channel | undefined> {
+  if (!isStorableText(name)) return undefined;
   return db
     .selectFrom('channels')
     .selectAll()

@@ -6,12 +6,13 @@ import { groupSettingChangeSchema, groupSettingValueSchema } from '../user_group
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { CHANNEL_PERMISSIONS, formatChannels } from './format.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
-import { parseRetention, TOPICS_POLICIES } from './validation.ts';
+import { HEX_COLOR, parseRetention, TOPICS_POLICIES } from './validation.ts';
 import { channelViewer } from './access.ts';
 import { accessChannel, channelIdByName, subscriberIds } from './queries.ts';
 import { listChannelsFor, subscriptionData } from './listing.ts';
 import {
   archiveChannel,
+  changeSubscriptions,
   createChannel,
   setDefaultChannel,
   subscribe,
@@ -37,7 +38,10 @@ const principals = p.json(z.union([z.array(z.int()), z.array(z.string())])).opti
 
 const subscriptionSpec = z.object({
   name: z.string(),
-  color: z.string().optional(),
+  color: z
+    .string()
+    .refine((v) => HEX_COLOR.test(v), '{name} is not a valid hex color code')
+    .optional(),
   description: z.string().max(TEXT_BOUNDS.max_stream_description_length).optional(),
 });
 
@@ -105,14 +109,7 @@ export function channelRoutes(r: Router): void {
     'PATCH',
     '/users/me/subscriptions',
     { add: p.json(z.array(subscriptionSpec)).default([]), delete: p.json(z.array(z.string())).default([]) },
-    async (ctx, q) => {
-      const added =
-        q.add.length > 0
-          ? await subscribe(ctx.svc, ctx.realm, ctx.user, { subscriptions: q.add, authorization_errors_fatal: true, announce: false })
-          : { subscribed: {}, already_subscribed: {} };
-      const removed = q.delete.length > 0 ? await unsubscribe(ctx.svc, ctx.realm, ctx.user, q.delete) : { removed: [], not_removed: [] };
-      return { ...added, ...removed };
-    },
+    async (ctx, q) => changeSubscriptions(ctx.svc, ctx.realm, ctx.user, q.add, q.delete),
   );
 
   r.route('GET', '/users/me/subscriptions', { include_subscribers: includeSubscribers }, async (ctx, q) => {

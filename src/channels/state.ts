@@ -5,6 +5,7 @@
 import type { RegisterContext, State, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { channelViewer, hasMetadataAccess } from './access.ts';
+import { isGuest } from '../users/roles.ts';
 import { subscriptionData } from './listing.ts';
 import { notificationDefaults } from './events.ts';
 import { compareByName, formatChannels } from './format.ts';
@@ -59,6 +60,8 @@ export const streamSection: StateSection = {
 export const defaultChannelsSection: StateSection = {
   types: ['default_streams'],
   async fetch(ctx) {
+    // Guests and spectators cannot see every default channel: as the reference, they hear of none.
+    if (!ctx.user || isGuest(ctx.user)) return { realm_default_streams: [] };
     return { realm_default_streams: await defaultChannelIds(ctx.svc.db, ctx.realm.id) };
   },
   apply(state, event) {

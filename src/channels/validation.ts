@@ -33,9 +33,19 @@ export function checkChannelDescription(raw: string): string {
   if (charLength(raw) > TEXT_BOUNDS.max_stream_description_length) {
     throw badRequest(`description is too long (limit: ${TEXT_BOUNDS.max_stream_description_length} characters)`);
   }
+  checkNoNullCharacter(raw, 'channel description');
   // Descriptions are one paragraph: line breaks become spaces, as in the reference.
   return raw.replace(/\r?\n/g, ' ');
 }
+
+/** Free text (descriptions) may hold any character the database can store: not NUL. */
+export function checkNoNullCharacter(text: string, what: string): void {
+  const at = [...text].indexOf('\u0000');
+  if (at >= 0) throw badRequest(`Invalid character in ${what}, at position ${at + 1}.`);
+}
+
+/** Subscription colors: `#rrggbb`. */
+export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];

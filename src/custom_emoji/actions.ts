@@ -8,6 +8,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, notFound } from '../http/errors.ts';
 import { isAdmin, isGuest } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -39,10 +40,6 @@ export function checkEmojiName(name: string): void {
 async function notifyEmoji(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
   const realm_emoji = emojiDict(await listCustomEmoji(tx, realm.id));
   emit(realm.id, { type: 'realm_emoji', op: 'update', realm_emoji }, await activeUserIds(tx, realm.id));
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
 
 /** POST /realm/emoji/{emoji_name}: the checks in the reference server's order, then one transaction. */

@@ -11,7 +11,7 @@ import type { CustomProfileField } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest, mustBeAdmin } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
-import { activeUserIds } from '../users/queries.ts';
+import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/queries.ts';
 import { renderHtml } from '../rendering/index.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, hasFieldData, isRenderable, LIMITS } from './field-types.ts';
 import { countSummaryFields, getField, getValue, labelInUse, listFields, nextOrder } from './queries.ts';
@@ -43,6 +43,12 @@ async function notifyFields(tx: Tx, emit: Emit, realmId: number): Promise<void> 
   emit(realmId, { type: 'custom_profile_fields', fields }, await activeUserIds(tx, realmId));
 }
 
+/** Who hears of `subject`'s values: active users who may see the subject (can_access_all_users_group). */
+async function valueAudience(tx: Tx, realm: Realm, subject: User, active: number[]): Promise<number[]> {
+  const access = await usersWhoCanSee(tx, realm, subject);
+  return active.filter((id) => canAccess(access, id));
+}
+
 /** The `custom_profile_field` facet of a realm_user update; a null value means "removed". */
 function notifyValue(emit: Emit, realmId: number, audience: number[], userId: number, fieldId: number, value: string | null, rendered: string | null): void {
   const facet: Record<string, unknown> = { id: fieldId, value };
@@ -50,17 +56,19 @@ function notifyValue(emit: Emit, realmId: number, audience: number[], userId: nu
   emit(realmId, { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } }, audience);
 }
 
-/** Drops values (of a deleted field, or of choices that no longer exist) and tells everyone. */
-async function dropValues(tx: Tx, emit: Emit, realmId: number, fieldId: number, choices?: string[]): Promise<void> {
-  let q = tx.deleteFrom('custom_profile_field_values').where('realm_id', '=', realmId).where('field_id', '=', fieldId);
+/** Drops values (of a deleted field, or of choices that no longer exist) and tells those who may see each user. */
+async function dropValues(tx: Tx, emit: Emit, realm: Realm, fieldId: number, choices?: string[]): Promise<void> {
+  let q = tx.deleteFrom('custom_profile_field_values').where('realm_id', '=', realm.id).where('field_id', '=', fieldId);
   if (choices) {
     if (choices.length === 0) return;
     q = q.where('value', 'in', choices);
   }
   const dropped = await q.returning('user_id').execute();
   if (dropped.length === 0) return;
-  const audience = await activeUserIds(tx, realmId);
-  for (const { user_id } of dropped.sort((a, b) => a.user_id - b.user_id)) notifyValue(emit, realmId, audience, user_id, fieldId, null, null);
+  const active = await activeUserIds(tx, realm.id);
+  for (const user of await listUsers(tx, realm.id, dropped.map((d) => d.user_id))) {
+    notifyValue(emit, realm.id, await valueAudience(tx, realm, user, active), user.id, fieldId, null, null);
+  }
 }
 
 export interface NewField {
@@ -146,7 +154,7 @@ export async function updateField(svc: Services, realm: Realm, actor: User, fiel
     if (c.field_data !== undefined && field.field_type === FIELD_TYPE.SELECT) {
       // Users who had chosen an option that is gone no longer have a value.
       const removed = Object.keys(stored).filter((key) => !Object.hasOwn(data, key));
-      await dropValues(tx, emit, realm.id, field.id, removed);
+      await dropValues(tx, emit, realm, field.id, removed);
     }
     await tx
       .updateTable('custom_profile_fields')
@@ -171,7 +179,7 @@ export async function deleteField(svc: Services, realm: Realm, actor: User, fiel
     await lockFields(tx, realm.id);
     const field = await getField(tx, realm.id, fieldId);
     // Clients hold the values in their user lists: they hear of each removal.
-    await dropValues(tx, emit, realm.id, field.id);
+    await dropValues(tx, emit, realm, field.id);
     await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
     await notifyFields(tx, emit, realm.id);
   });
@@ -210,7 +218,7 @@ export async function applyProfileData(
   if (target.is_bot) throw badRequest('Bots cannot have custom profile field values');
   let audience: number[] | undefined;
   const notify = async (fieldId: number, value: string | null, rendered: string | null) => {
-    audience ??= await activeUserIds(tx, realm.id);
+    audience ??= await valueAudience(tx, realm, target, await activeUserIds(tx, realm.id));
     notifyValue(emit, realm.id, audience, target.id, fieldId, value, rendered);
   };
   for (const entry of entries) {

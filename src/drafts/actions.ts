@@ -11,6 +11,8 @@ import { badRequest, notFound } from '../http/errors.ts';
 import { accessibleUsers, canAccess, getUser, listUsers } from '../users/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
+import { channelViewer, hasContentAccess } from '../channels/access.ts';
+import { listChannels } from '../channels/queries.ts';
 import { formatDraft, type ApiDraft } from './format.ts';
 import { listDrafts } from './queries.ts';
 import type { DraftInput } from './validation.ts';
@@ -38,12 +40,16 @@ interface DraftRow {
 /**
  * Checks drafts the way messages would be checked and gives their stored form.
  * Recipients of direct messages must be users the author may see; a channel
- * draft names exactly one channel.
+ * draft names exactly one channel, which the author may read.
  */
 async function checkDrafts(db: Executor, realm: Realm, author: User, drafts: DraftInput[]): Promise<DraftRow[]> {
   const mentioned = [...new Set(drafts.flatMap((d) => (d.type === 'private' ? d.to : [])))];
   const users = new Map((await listUsers(db, realm.id, mentioned)).map((u) => [u.id, u]));
   const access = mentioned.length > 0 ? await accessibleUsers(db, realm, author) : 'all';
+  // A channel draft names a live channel whose messages the author may read (Zulip's access_stream_by_id).
+  const channelIds = [...new Set(drafts.flatMap((d) => (d.type === 'stream' && d.to.length === 1 ? d.to : [])))];
+  const viewer = channelIds.length > 0 ? await channelViewer(db, realm, author) : undefined;
+  const channels = new Map((await listChannels(db, realm.id, channelIds)).map((c) => [c.id, c]));
   return drafts.map((d) => {
     const content = truncate(d.content.trimEnd().replace(/^\n+/, ''), TEXT_BOUNDS.max_message_length, '\n[message truncated]');
     if (content.includes('\0')) throw badRequest('Message must not contain null bytes');
@@ -54,6 +60,8 @@ async function checkDrafts(db: Executor, realm: Realm, author: User, drafts: Dra
       const topic = truncate(d.topic, TEXT_BOUNDS.max_topic_length, '...');
       if (topic.includes('\0')) throw badRequest('Topic must not contain null bytes');
       if (d.to.length !== 1) throw badRequest('Must specify exactly 1 channel ID for channel messages');
+      const channel = channels.get(d.to[0]);
+      if (!channel || channel.is_archived || !hasContentAccess(viewer!, channel)) throw badRequest('Invalid channel ID');
       return { ...row, type: 'stream', recipients: [d.to[0]], topic };
     }
     if (d.type === 'private' && d.to.length > 0) {

@@ -108,12 +108,14 @@ export class EventQueue {
     }
     let drop = 0;
     while (drop < this.events.length && this.events[drop].id <= lastEventId) drop++;
-    if (drop > 0) {
-      this.newestPrunedId = this.events[drop - 1].id;
-      this.events.splice(0, drop);
-    }
-    if (this.newestPrunedId !== null && lastEventId !== this.newestPrunedId) {
+    const newestPruned = drop > 0 ? this.events[drop - 1].id : this.newestPrunedId;
+    // Checked before pruning (the reference prunes first): a refused poll loses no events.
+    if (newestPruned !== null && lastEventId !== newestPruned) {
       throw badRequest(`Event ${lastEventId} was not in this queue`);
+    }
+    if (drop > 0) {
+      this.newestPrunedId = newestPruned;
+      this.events.splice(0, drop);
     }
   }
 

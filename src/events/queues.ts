@@ -36,7 +36,8 @@ export class QueueRegistry {
   }
 
   delete(queue: EventQueue): void {
-    queue.cancelWait();
+    // A poll parked on it answers now (its next poll is BAD_EVENT_QUEUE_ID) rather than hang.
+    queue.release();
     this.#byId.delete(queue.id);
     removeFrom(this.#byUser, queue.options.userId, queue);
     removeFrom(this.#publicListeners, queue.options.realmId, queue);

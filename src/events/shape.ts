@@ -42,6 +42,8 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
       break;
     }
     case 'realm_user': {
+      // An "Unknown user" placeholder for a newcomer the viewer may not see: only lists that keep them.
+      if (hidden.inaccessible_user === true && caps.user_list_incomplete) return [];
       const person = event.person as Record<string, unknown> | undefined;
       if (person && 'avatar_url' in person) {
         const copy = { ...person };

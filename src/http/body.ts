@@ -55,13 +55,19 @@ export async function registerBodyParsers(app: FastifyInstance, maxUploadBytes: 
 export async function readBody(req: FastifyRequest): Promise<RequestBody> {
   if (req.isMultipart()) {
     const body: RequestBody = { fields: new Map(), files: [] };
-    for await (const part of req.parts()) {
-      if (part.type === 'file') {
-        const data = await part.toBuffer();
-        body.files.push({ fieldname: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
-      } else {
-        body.fields.set(part.fieldname, String(part.value));
+    try {
+      for await (const part of req.parts()) {
+        if (part.type === 'file') {
+          const data = await part.toBuffer();
+          body.files.push({ fieldname: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
+        } else {
+          body.fields.set(part.fieldname, String(part.value));
+        }
       }
+    } catch (err) {
+      // Limits (a file too large...) carry their own 4xx status; a body that does not parse is the client's fault.
+      if ((err as { statusCode?: number }).statusCode !== undefined) throw err;
+      throw badRequest('Malformed multipart body');
     }
     return body;
   }

@@ -8,12 +8,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { ApiError, unauthorized } from './errors.ts';
+import { ApiError, badRequest, unauthorized } from './errors.ts';
 import { ignoredParameters, parseParams, type ParamSource, type ParamSpecs, type ParamValues } from './params.ts';
 import { readBody, type UploadedFile } from './body.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
 import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
 import { applyRateLimit } from '../auth/rate-limit-http.ts';
+import { MAX_ROW_ID } from '../db/ids.ts';
+import { isRefusedValue } from '../db/errors.ts';
 
 export const API_PREFIX = '/api/v1';
 
@@ -193,7 +195,7 @@ async function dispatch(
       path[p.name] = raw[p.name];
       if (p.integer) {
         // An id that is not a number names no resource: the route does not exist.
-        if (!/^\d{1,15}$/.test(raw[p.name])) return notFoundRoute(reply);
+        if (!/^\d{1,15}$/.test(raw[p.name]) || Number(raw[p.name]) > MAX_ROW_ID) return notFoundRoute(reply);
         pathValues[p.name] = Number(raw[p.name]);
       } else {
         pathValues[p.name] = raw[p.name];
@@ -245,6 +247,9 @@ async function dispatch(
     });
   } catch (err) {
     if (err instanceof ApiError) return sendError(reply, err);
+    // A value no check caught but the database refused: the request's fault, and its
+    // transaction rolled back, so nothing changed.
+    if (isRefusedValue(err)) return sendError(reply, badRequest('Invalid value: out of range, or containing characters that cannot be stored'));
     throw err;
   }
 }

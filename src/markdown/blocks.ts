@@ -215,20 +215,25 @@ function table(): Processor {
   const stripSpaces = (s: string) => stripChars(s, ' ');
   return {
     test(_p, block) {
-      const rows = block.split('\n').map(stripSpaces);
-      if (rows.length < 2) return false;
-      const header = rows[0]!;
+      // Rows are stripped only as far as they are read: every block is tested,
+      // and stripping all its lines each time made a long block quadratic.
+      const firstEnd = block.indexOf('\n');
+      if (firstEnd < 0) return false;
+      const secondEnd = block.indexOf('\n', firstEnd + 1);
+      const header = stripSpaces(block.slice(0, firstEnd));
       border = header.startsWith('|') || END_BORDER.test(header);
       const cols = splitRow(header).length;
       let isTable = cols > 1;
       if (!isTable && cols === 1 && border) {
+        const rows = block.split('\n');
         for (let i = 1; i < rows.length; i++) {
-          isTable = rows[i]!.startsWith('|') || END_BORDER.test(rows[i]!);
+          const row = stripSpaces(rows[i]!);
+          isTable = row.startsWith('|') || END_BORDER.test(row);
           if (!isTable) break;
         }
       }
       if (isTable) {
-        const row = splitRow(rows[1]!);
+        const row = splitRow(stripSpaces(block.slice(firstEnd + 1, secondEnd < 0 ? undefined : secondEnd)));
         isTable = row.length === cols && /^[|:\- ]*$/.test(row.join(''));
         if (isTable) separator = row;
       }
@@ -337,13 +342,15 @@ function horizontalRule(parser: BlockParser): Processor {
   let match: { start: number; end: number } | null = null;
   return {
     test(_p, block) {
-      let offset = 0;
-      for (const line of block.split('\n')) {
-        if (hrLine(line)) {
-          match = { start: offset, end: offset + line.length };
+      // Line by line without splitting the whole block: a rule is usually found early.
+      for (let offset = 0; offset <= block.length; ) {
+        let end = block.indexOf('\n', offset);
+        if (end < 0) end = block.length;
+        if (hrLine(block.slice(offset, end))) {
+          match = { start: offset, end };
           return true;
         }
-        offset += line.length + 1;
+        offset = end + 1;
       }
       return false;
     },

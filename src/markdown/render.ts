@@ -4,6 +4,7 @@
 // serialization, then stashed raw HTML is put back.
 
 import { BlockParser } from './blocks.ts';
+import { MarkdownRenderError } from './errors.ts';
 import { formatCode } from './highlight.ts';
 import { InlineProcessor } from './inline.ts';
 import { renderTex } from './math.ts';
@@ -43,6 +44,18 @@ function highlightIndentedCode(root: El, stash: HtmlStash, highlight: boolean): 
 }
 
 export function renderSync(content: string, ctx: RenderContext): RenderResult {
+  try {
+    return renderUnguarded(content, ctx);
+  } catch (err) {
+    // Inline markup nested thousands deep (`*a *a ... a* a*`) can still exhaust the stack.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw new MarkdownRenderError('too_large', 'Message is nested too deeply to render');
+    }
+    throw err;
+  }
+}
+
+function renderUnguarded(content: string, ctx: RenderContext): RenderResult {
   const findings: Findings = {
     userIds: new Set(),
     silentUserIds: new Set(),

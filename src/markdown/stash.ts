@@ -5,7 +5,11 @@
 import { STX, ETX } from './util.ts';
 import { isBlockLevel } from './tree.ts';
 
-const PLACEHOLDER_RE = new RegExp(`<p>${STX}wzxhzdk:(\\d+)${ETX}</p>|${STX}wzxhzdk:(\\d+)${ETX}`, 'g');
+// `<p>PH<br>\n</p>` is a block that ended a ```quote fence (its closing `> `
+// line leaves a trailing newline): treated like `<p>PH</p>`, so a code block or
+// spoiler frame is never put inside a paragraph (the reference would nest
+// `<div>` in `<p>`, and a spoiler's closing `</div></div>` would close the `<p>`).
+const PLACEHOLDER_RE = new RegExp(`<p>${STX}wzxhzdk:(\\d+)${ETX}(<br>\n)?</p>|${STX}wzxhzdk:(\\d+)${ETX}`, 'g');
 
 export class HtmlStash {
   blocks: string[] = [];
@@ -19,10 +23,10 @@ export class HtmlStash {
   restore(text: string): string {
     if (!this.blocks.length) return text;
     for (let depth = 0; depth < 50; depth++) {
-      const next = text.replace(PLACEHOLDER_RE, (whole, inP: string | undefined, bare: string | undefined) => {
+      const next = text.replace(PLACEHOLDER_RE, (whole, inP: string | undefined, br: string | undefined, bare: string | undefined) => {
         const html = this.blocks[Number(inP ?? bare)];
         if (html === undefined) return whole;
-        if (inP !== undefined) return isBlockLevelHtml(html) ? html : `<p>${html}</p>`;
+        if (inP !== undefined) return isBlockLevelHtml(html) ? html : `<p>${html}${br ?? ''}</p>`;
         return html;
       });
       if (next === text) return text;

@@ -65,8 +65,13 @@ export class El {
 
   /** Depth-first iteration over this element and its descendants. */
   *iter(tag?: string): Generator<El> {
-    if (!tag || this.tag === tag) yield this;
-    for (const c of this.children) yield* c.iter(tag);
+    // An explicit stack: nested `yield*` costs the depth per element, quadratic in deep trees.
+    const stack: El[] = [this];
+    while (stack.length) {
+      const el = stack.pop()!;
+      if (!tag || el.tag === tag) yield el;
+      for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]!);
+    }
   }
 
   /** Concatenated text content (ElementTree's itertext). */

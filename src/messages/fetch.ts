@@ -10,6 +10,7 @@ import { formatMessages, type ApiMessage } from './format.ts';
 import { buildSearch, canSee, searchFrom, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from './flags.ts';
+import { intArray } from './state-support.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 /** The anchor `first_unread` resolves to when nothing is unread: past every message. */
@@ -67,7 +68,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
     }
     if (req.message_ids.length > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     const search = await buildSearch(db, s, req.narrow);
-    const found = req.message_ids.length > 0 ? await rows(db, search, sql`m.id in (${sql.join(req.message_ids)})`, 'asc', req.message_ids.length) : [];
+    const found = req.message_ids.length > 0 ? await rows(db, search, sql`m.id = any(${intArray(req.message_ids)})`, 'asc', req.message_ids.length) : [];
     return { messages: await present(db, s, found, req, search), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
   }
   const anchorParam = parseAnchor(req.anchor, req.use_first_unread_anchor);
@@ -151,7 +152,7 @@ export async function fetchMessage(db: Executor, s: Searcher, id: number, opts: 
 /** GET /messages/matches_narrow: which of these messages match, with highlights for searches. */
 export async function matchesNarrow(db: Executor, s: Searcher, ids: number[], narrow: NarrowTerm[]) {
   const search = await buildSearch(db, s, narrow);
-  const found = ids.length > 0 ? await rows(db, search, sql`m.id in (${sql.join(ids)})`, 'asc', ids.length) : [];
+  const found = ids.length > 0 ? await rows(db, search, sql`m.id = any(${intArray(ids)})`, 'asc', ids.length) : [];
   const highlights = search.text !== undefined ? await highlight(db, found.map((r) => r.id), search.text) : new Map();
   const messages: Record<string, { match_content: string; match_subject: string }> = {};
   for (const r of found) {

@@ -3,6 +3,7 @@
 // resolved here (names to ids) and turned into SQL conditions in search.ts.
 
 import { ApiError, badRequest } from '../http/errors.ts';
+import { isStorableText } from '../db/ids.ts';
 
 export interface NarrowTerm {
   operator: string;
@@ -54,6 +55,7 @@ function parseTerm(t: unknown, where: string): NarrowTerm {
   const invalid = (why: string) => badRequest(`Invalid ${where}: Value error, ${why}`);
   if (Array.isArray(t)) {
     if (t.length !== 2 || typeof t[0] !== 'string' || !isOperand(t[1])) throw invalid('element is not a string pair');
+    if (typeof t[1] === 'string' && !isStorableText(t[1])) throw invalid('operand contains a null byte');
     return { operator: ALIASES[t[0]] ?? t[0], operand: t[1], negated: false };
   }
   if (typeof t !== 'object' || t === null) throw badRequest(`${where} is not a dict`);
@@ -63,6 +65,7 @@ function parseTerm(t: unknown, where: string): NarrowTerm {
   if (typeof o.operator !== 'string') throw badRequest(`${where}["operator"] is not a string`);
   if (!isOperand(o.operand)) throw badRequest(`${where}["operand"] is not a string`);
   if (o.negated !== undefined && typeof o.negated !== 'boolean') throw badRequest(`${where}["negated"] is not a boolean`);
+  if (typeof o.operand === 'string' && !isStorableText(o.operand)) throw invalid('operand contains a null byte');
   return { operator: ALIASES[o.operator] ?? o.operator, operand: o.operand, negated: o.negated === true };
 }
 

@@ -22,6 +22,7 @@ import { channelViewer } from '../channels/access.ts';
 import { userSettings } from '../users/settings.ts';
 import { messageAudience, messageToChange } from './changes.ts';
 import { FLAG_BITS } from './flags.ts';
+import { isStorableText } from '../db/ids.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY } from './user-topics.ts';
 
 interface Emoji {
@@ -31,7 +32,7 @@ interface Emoji {
 
 /** What a bare name means: an active custom emoji first, then the extra emoji, then a Unicode emoji. */
 async function emojiForName(db: Executor, realmId: number, name: string): Promise<Emoji> {
-  const custom = await customEmojiByName(db, realmId, name);
+  const custom = isStorableText(name) ? await customEmojiByName(db, realmId, name) : undefined;
   if (custom) return { emoji_code: String(custom.id), reaction_type: 'realm_emoji' };
   if (name === EXTRA_EMOJI.name) return { emoji_code: EXTRA_EMOJI.code, reaction_type: 'svc_extra_emoji' };
   const code = emojiCodeForName(name);
@@ -137,7 +138,8 @@ export async function addReaction(svc: Services, realm: Realm, user: User, messa
     } else {
       emoji = { emoji_code: req.emoji_code, reaction_type: req.reaction_type };
     }
-    const same = await tx
+    // Text PostgreSQL cannot hold matches no reaction (and checkEmoji refuses it).
+    const same = !isStorableText(emoji.emoji_code) || !isStorableText(emoji.reaction_type) ? [] : await tx
       .selectFrom('reactions')
       .select(['user_id', 'emoji_name'])
       .where('message_id', '=', messageId)
@@ -184,7 +186,8 @@ export async function removeReaction(svc: Services, realm: Realm, user: User, me
       if (req.emoji_name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
       code = (await emojiForName(tx, realm.id, req.emoji_name)).emoji_code;
     }
-    const removed = await tx
+    // Text PostgreSQL cannot hold names no reaction.
+    const removed = !isStorableText(code) || !isStorableText(req.reaction_type) ? undefined : await tx
       .deleteFrom('reactions')
       .where('message_id', '=', messageId)
       .where('user_id', '=', user.id)

@@ -22,6 +22,7 @@ import { dmKey } from './recipients.ts';
 import { FLAG_BITS, MENTION_BITS } from './flags.ts';
 import { topicParameter } from './validation.ts';
 import { VISIBILITY } from './user-topics.ts';
+import { isRowId } from '../db/ids.ts';
 
 /** user_messages.flags, or read + historical where the viewer has no copy. */
 const FLAGS = sql`coalesce(um.flags, ${FLAG_BITS.read | FLAG_BITS.historical})`;
@@ -70,7 +71,8 @@ async function resolveUsers(db: Executor, realm: Realm, operand: string | number
 async function rewriteWith(db: Executor, s: Searcher, terms: NarrowTerm[]): Promise<NarrowTerm[]> {
   const withTerm = terms.find((t) => t.operator === 'with');
   if (!withTerm) return terms;
-  const message = await db.selectFrom('messages').selectAll().where('realm_id', '=', s.realm.id).where('id', '=', Number(withTerm.operand)).executeTakeFirst();
+  const id = Number(withTerm.operand);
+  const message = isRowId(id) ? await db.selectFrom('messages').selectAll().where('realm_id', '=', s.realm.id).where('id', '=', id).executeTakeFirst() : undefined;
   const rest = terms.filter((t) => t !== withTerm);
   if (!message || !(await canSee(db, s, message))) return rest;
   const conversational = new Set(['channel', 'topic', 'dm', 'dm-including', 'group-pm-with']);
@@ -165,7 +167,7 @@ export async function buildSearch(db: Executor, s: Searcher, narrow: NarrowTerm[
             : sql`m.${sql.ref(`has_${t.operand}`)}`;
         break;
       case 'id':
-        condition = sql`m.id = ${Number(t.operand)}`;
+        condition = isRowId(Number(t.operand)) ? sql`m.id = ${Number(t.operand)}` : sql`false`;
         break;
       case 'near':
         break;

@@ -1,6 +1,7 @@
 // Sending a message (spec endpoint 1, digest 1.1): where it goes, who may send
 // it, what it says, who receives it with which flags, and the events.
 
+import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -24,9 +25,11 @@ import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permiss
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
 import { channelRecipientId, dmRecipientId } from './recipients.ts';
+import { watchUserAccess } from '../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
+import { intArray } from './state-support.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -88,7 +91,7 @@ async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: s
   const access = await accessibleUsers(tx, realm, sender);
   const users: User[] = [];
   if ('ids' in address) {
-    const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', 'in', address.ids).execute();
+    const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(address.ids)})`).execute();
     for (const id of address.ids) {
       const user = rows.find((u) => u.id === id);
       if (!user || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
@@ -206,12 +209,15 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
     } else {
       const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
       participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      // A first conversation lets limited participants (can_access_all_users_group) see each other.
+      const access = await watchUserAccess(tx, realm, async () => participants.map((u) => u.id));
       recipientId = await dmRecipientId(
         tx,
         realm.id,
         participants.map((u) => u.id),
       );
       await checkDirectMessagePolicy(tx, realm, sender, participants, recipientId);
+      await access.announce(tx, emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
     const { message, flags } = await deliver(svc, tx, emit, viewer, {

@@ -4,6 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { ServerEvent } from '../events/types.ts';
+import { isRowId } from '../db/ids.ts';
 
 /** The fields of a `message` event's message that the sections read. */
 export interface EventMessage {
@@ -15,11 +16,9 @@ export interface EventMessage {
   display_recipient: string | { id: number }[];
 }
 
-const MAX_INT4 = 2 ** 31 - 1;
-
 /** Ids as one `int[]` parameter (no limit on their number); ids no row can have are left out. */
 export function intArray(ids: readonly number[]): RawBuilder<number[]> {
-  return sql<number[]>`${ids.filter((id) => Number.isInteger(id) && id > 0 && id <= MAX_INT4)}::int[]`;
+  return sql<number[]>`${ids.filter(isRowId)}::int[]`;
 }
 
 /**

@@ -3,6 +3,7 @@
 // event to the users who would receive the message being typed (or edited),
 // not the typist, and only those who want typing notifications.
 
+import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -16,6 +17,7 @@ import { getChannel } from '../channels/queries.ts';
 import { checkCanPost } from './send.ts';
 import { canSee } from './search.ts';
 import { normalizeTopic } from './validation.ts';
+import { intArray } from './state-support.ts';
 
 /** Larger channels get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
@@ -36,7 +38,7 @@ async function listeners(db: Executor, realmId: number, userIds: number[], typis
     .selectFrom('users')
     .select(['id', 'settings', 'timezone'])
     .where('realm_id', '=', realmId)
-    .where('id', 'in', userIds)
+    .where('id', '=', sql<number>`any(${intArray(userIds)})`)
     .where('is_active', '=', true)
     .execute();
   // The typist is told too, as the reference does (clients ignore their own typing).
@@ -83,7 +85,7 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
   if (req.to.length === 0) throw badRequest("Empty 'to' list");
   if (!settings.send_private_typing_notifications) throw badRequest(DIRECT_DISABLED);
   const ids = [...new Set([...req.to, sender.id])];
-  const users = await svc.db.selectFrom('users').select(['id', 'email']).where('realm_id', '=', realm.id).where('id', 'in', ids).execute();
+  const users = await svc.db.selectFrom('users').select(['id', 'email']).where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
   const access = await accessibleUsers(svc.db, realm, sender);
   for (const id of req.to) {
     if (!users.some((u) => u.id === id) || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);

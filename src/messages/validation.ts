@@ -31,6 +31,8 @@ export function normalizeTopic(raw: string): string {
 
 /** The empty-topic names of a topic *parameter* (user_topics, narrows): read as empty. */
 export function topicParameter(raw: string): string {
+  const bad = firstUnprintable(raw);
+  if (bad !== undefined) throw badRequest(`Invalid character in topic, at position ${bad}!`);
   return raw === EMPTY_TOPIC_DISPLAY_NAME ? '' : raw;
 }
 

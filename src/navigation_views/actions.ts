@@ -17,6 +17,11 @@ async function nameTaken(tx: Tx, userId: number, name: string, exceptFragment?: 
   return (await q.executeTakeFirst()) !== undefined;
 }
 
+/** One user's view changes take turns (a lock on the user's row), so fragments and names stay unique. */
+async function takeTurns(tx: Tx, userId: number): Promise<void> {
+  await tx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
 async function ownView(tx: Tx, userId: number, fragment: string) {
   const view = await tx.selectFrom('navigation_views').selectAll().where('user_id', '=', userId).where('fragment', '=', fragment).forUpdate().executeTakeFirst();
   if (!view) throw notFound('Navigation view does not exist.');
@@ -35,6 +40,7 @@ export async function addNavigationView(
     throw badRequest('Custom views must have a valid name.');
   }
   await transact(svc, async (tx, emit) => {
+    await takeTurns(tx, actor.id);
     const exists = await tx.selectFrom('navigation_views').select('id').where('user_id', '=', actor.id).where('fragment', '=', v.fragment).executeTakeFirst();
     if (exists || (v.name !== undefined && (await nameTaken(tx, actor.id, v.name)))) throw alreadyExists();
     const view = await tx
@@ -55,6 +61,7 @@ export async function updateNavigationView(
 ): Promise<void> {
   if (BUILT_IN_VIEW_FRAGMENTS.has(fragment) && changes.name !== undefined) throw badRequest('Built-in views cannot have a custom name.');
   await transact(svc, async (tx, emit) => {
+    await takeTurns(tx, actor.id);
     const view = await ownView(tx, actor.id, fragment);
     if (changes.name !== undefined && (await nameTaken(tx, actor.id, changes.name, fragment))) throw alreadyExists();
     const data: Record<string, unknown> = {};

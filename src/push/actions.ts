@@ -35,7 +35,16 @@ export async function registerPushDevice(svc: Services, realm: Realm, actor: Use
     if (existing && existing.error_code === null) return;
     const fields = { ...reg, status: 'pending', error_code: null };
     if (existing) await tx.updateTable('push_devices').set(fields).where('id', '=', existing.id).execute();
-    else await tx.insertInto('push_devices').values({ ...fields, realm_id: realm.id, user_id: actor.id, date_created: new Date() }).execute();
+    else {
+      // A concurrent request that inserted the same registration first wins; this one is then a repeat.
+      const inserted = await tx
+        .insertInto('push_devices')
+        .values({ ...fields, realm_id: realm.id, user_id: actor.id, date_created: new Date() })
+        .onConflict((oc) => oc.columns(['user_id', 'push_account_id']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return;
+    }
     emit(realm.id, { type: 'push_device', push_account_id: String(reg.push_account_id), status: 'pending', error_code: null }, [actor.id]);
   });
 }

@@ -9,6 +9,7 @@ import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings, type RealmPermi
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/validation.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
+import { SERVER_GENERATION } from '../version.ts';
 
 /** Text bounds clients read from register (digest section 4). */
 export const TEXT_BOUNDS = {
@@ -106,8 +107,6 @@ function legacyPolicies(values: Partial<Record<RealmPermission, GroupSettingValu
   }
   return out;
 }
-
-const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 export const realmSection: StateSection = {
   types: ['realm'],

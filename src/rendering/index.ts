@@ -13,7 +13,8 @@ import { realmUrl } from '../realm/queries.ts';
 import { badRequest } from '../http/errors.ts';
 import { RESOLVERS } from './resolvers.ts';
 
-export type ReferenceResolver = (db: Executor, realm: Realm, refs: References) => Promise<Partial<RenderContext>>;
+/** `author`: who writes the text, when someone does; what they may not see stays unresolved. */
+export type ReferenceResolver = (db: Executor, realm: Realm, refs: References, author: User | null) => Promise<Partial<RenderContext>>;
 
 export interface RenderRequest {
   realm: Realm;
@@ -32,7 +33,7 @@ export interface RenderRequest {
 export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
   const db = req.db ?? svc.db;
   const refs = collectReferences(req.content);
-  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(db, req.realm, refs)));
+  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(db, req.realm, refs, req.author ?? null)));
   const context: RenderContext = Object.assign(
     {
       server_url: realmUrl(req.realm, svc.config),

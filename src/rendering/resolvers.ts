@@ -4,5 +4,6 @@ import { resolveUserMentions } from '../users/mentions.ts';
 import { resolveGroupMentions } from '../user_groups/mentions.ts';
 import { resolveLinkifiers } from '../linkifiers/rendering.ts';
 import { resolveCustomEmoji } from '../custom_emoji/rendering.ts';
+import { resolveChannelLinks } from '../channels/rendering.ts';
 
-export const RESOLVERS: readonly ReferenceResolver[] = [resolveUserMentions, resolveGroupMentions, resolveLinkifiers, resolveCustomEmoji];
+export const RESOLVERS: readonly ReferenceResolver[] = [resolveUserMentions, resolveGroupMentions, resolveLinkifiers, resolveCustomEmoji, resolveChannelLinks];

@@ -25,9 +25,9 @@ export type GroupEventSender = (
   hidden?: Record<string, unknown>,
 ) => void;
 
-/** Emits user_group events to the organization's active users (read once, for several events). */
-export async function groupEventSender(db: Executor, emit: Emit, realmId: number): Promise<GroupEventSender> {
-  const users = await activeUserIds(db, realmId);
+/** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
+export async function groupEventSender(db: Executor, emit: Emit, realmId: number, only?: number[]): Promise<GroupEventSender> {
+  const users = only ?? (await activeUserIds(db, realmId));
   return (group, event, hidden = {}) => {
     const all = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
     emit(realmId, { type: 'user_group', ...event }, users, Object.keys(all).length > 0 ? { hidden: all } : undefined);
@@ -48,12 +48,18 @@ export async function announceMembershipChanges(
   for (const id of changes.added) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: [user.id] });
 }
 
-/** After a user is created or reactivated: the groups and group settings they are a direct member of. */
-export async function announceMemberships(db: Executor, emit: Emit, user: Pick<User, 'id' | 'realm_id'>): Promise<void> {
+/**
+ * After a user is created or reactivated: the groups and group settings they are a direct member of.
+ * `leavingFor`: after a deactivation, the same told as departures to those who cannot see the user
+ * (the others drop them on the realm_user event they get, as the reference does).
+ */
+export async function announceMemberships(db: Executor, emit: Emit, user: Pick<User, 'id' | 'realm_id'>, leavingFor?: number[]): Promise<void> {
+  if (leavingFor?.length === 0) return;
   const { named, settingHolders } = await directMembershipsOf(db, user.realm_id, user.id);
   if (named.length + settingHolders.length === 0) return;
-  const send = await groupEventSender(db, emit, user.realm_id);
-  for (const group of named) send(group, { op: 'add_members', group_id: group.id, user_ids: [user.id] });
+  const send = await groupEventSender(db, emit, user.realm_id, leavingFor);
+  const op = leavingFor ? 'remove_members' : 'add_members';
+  for (const group of named) send(group, { op, group_id: group.id, user_ids: [user.id] });
   for (const { group, settings } of settingHolders) {
     const data: Partial<Record<GroupPermission, GroupSettingValue>> = {};
     for (const s of settings) data[s] = await groupSettingValue(db, group[settingColumn(s)]!, ACTIVE_ONLY);

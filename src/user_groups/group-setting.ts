@@ -6,6 +6,7 @@
 // `userGroupIds` + `isInGroup` are the one way the server answers "may this user
 // do this": every permission check goes through them.
 
+import { isRowId } from '../db/ids.ts';
 import { z } from 'zod';
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
@@ -141,6 +142,7 @@ type Normalized = { groupId: number } | { members: number[]; subgroups: number[]
  * "Invalid user group ID: N" or "User group is deactivated." otherwise.
  */
 export async function checkUsableGroup(db: Executor, realmId: number, id: number, opts: { allowDeactivated?: boolean } = {}): Promise<void> {
+  if (!isRowId(id)) throw badRequest(`Invalid user group ID: ${id}`);
   const group = await db
     .selectFrom('user_groups')
     .select(['id', 'name', 'deactivated'])
@@ -157,6 +159,8 @@ export async function checkUsableGroup(db: Executor, realmId: number, id: number
 export async function checkActiveUserIds(db: Executor, realmId: number, ids: number[]): Promise<number[]> {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
   if (unique.length === 0) return unique;
+  const outOfRange = ids.find((m) => !isRowId(m));
+  if (outOfRange !== undefined) throw badRequest(`Invalid user ID: ${outOfRange}`);
   const found = await db
     .selectFrom('users')
     .select('id')

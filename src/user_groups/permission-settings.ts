@@ -66,7 +66,7 @@ export const REALM_PERMISSION_SETTINGS = {
   can_move_messages_between_topics_group: setting('role:everyone', everyone),
   can_resolve_topics_group: setting('role:everyone', everyone),
   can_set_delete_message_policy_group: setting('role:moderators'),
-  can_set_topics_policy_group: setting('role:moderators'),
+  can_set_topics_policy_group: setting('role:members', everyone),
   can_summarize_topics_group: setting('role:everyone', everyone),
   create_multiuse_invite_group: setting('role:administrators'),
   direct_message_initiator_group: setting('role:everyone', everyone),

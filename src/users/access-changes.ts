@@ -1,15 +1,18 @@
-// When the organization's `can_access_all_users_group` changes, users who move
-// into or out of it (guests, since the setting names role:everyone or
-// role:members) start or stop seeing the users they share nothing with: each
-// hears of them as `realm_user/add` or `realm_user/remove`, as the reference
-// tells guests who gain or lose access to a user.
+// When the users a limited viewer may see change (can_access_all_users_group),
+// the viewer hears of the users it gains (`realm_user/add`) or loses
+// (`realm_user/remove`), as the reference tells guests who gain or lose access
+// to a user. Two causes are told here: the organization's setting changes (users
+// move into or out of the group), and a user's own role changes (a guest
+// promoted into the group, or a member made a guest); and a third, watched around
+// any change that starts or ends a shared channel or conversation (watchUserAccess).
 
 import type { Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
-import { groupMemberIds } from '../user_groups/group-setting.ts';
-import { accessibleUsers, listUsers } from './queries.ts';
+import type { User } from './tables.ts';
+import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
+import { accessibleUsers, canAccess, listUsers, type AccessibleUsers } from './queries.ts';
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
-import { profileDataFor } from './profile-data.ts';
+import { profileDataFor, type ProfileData } from './profile-data.ts';
 
 export async function announceUserAccessChange(tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
   const oldGroup = before.group_settings.can_access_all_users_group;
@@ -24,17 +27,82 @@ export async function announceUserAccessChange(tx: Tx, emit: Emit, before: Realm
     const gains = seesAll.has(viewer.id);
     // The users a limited view leaves out: those the viewer now gains or loses.
     const limited = await accessibleUsers(tx, gains ? before : after, viewer);
-    if (limited === 'all') continue;
-    for (const subject of everyone.filter((u) => !limited.has(u.id))) {
-      if (!gains) {
-        emit(after.id, { type: 'realm_user', op: 'remove', person: { user_id: subject.id, full_name: subject.full_name } }, [viewer.id]);
-        continue;
+    announceViewChange(emit, after.id, viewer, gains ? limited : 'all', gains ? 'all' : limited, everyone, profiles);
+  }
+}
+
+/** After `viewer`'s role changed (it is the user as it now is): the users it gained or lost sight of. */
+export async function announceOwnAccessChange(tx: Tx, emit: Emit, realm: Realm, viewer: User, before: AccessibleUsers): Promise<void> {
+  if (!viewer.is_active) return;
+  const after = await accessibleUsers(tx, realm, viewer);
+  if (before === 'all' && after === 'all') return;
+  const everyone = await listUsers(tx, realm.id);
+  announceViewChange(emit, realm.id, viewer, before, after, everyone, await profileDataFor(tx, realm.id, everyone));
+}
+
+/** What `watchUserAccess` saw before a change; `announce` tells what the change made different. */
+export interface UserAccessWatch {
+  announce(tx: Tx, emit: Emit): Promise<void>;
+}
+
+const NOTHING_WATCHED: UserAccessWatch = { announce: async () => {} };
+
+/**
+ * Notes what the limited viewers among `viewerIds` may see, before a change that may
+ * start or end a shared channel or conversation (subscribing, unsubscribing, a first
+ * direct message); after it, `announce` tells each of them the users gained or lost.
+ * Nothing is read where everyone sees everyone (the usual organization).
+ */
+export async function watchUserAccess(tx: Tx, realm: Realm, viewerIds: () => Promise<Iterable<number>>): Promise<UserAccessWatch> {
+  const groupId = realm.group_settings.can_access_all_users_group;
+  if (groupId === undefined || groupId === (await systemGroupIds(tx, realm.id))['role:everyone']) return NOTHING_WATCHED;
+  const seesAll = new Set(await groupMemberIds(tx, groupId));
+  const ids = [...new Set(await viewerIds())].filter((id) => !seesAll.has(id));
+  if (ids.length === 0) return NOTHING_WATCHED;
+  const viewers = (await listUsers(tx, realm.id, ids)).filter((u) => u.is_active);
+  const before = new Map<User, AccessibleUsers>();
+  for (const viewer of viewers) before.set(viewer, await accessibleUsers(tx, realm, viewer));
+  return {
+    async announce(tx2, emit) {
+      let everyone: User[] | undefined;
+      let profiles: Map<number, ProfileData> | undefined;
+      for (const [viewer, had] of before) {
+        const has = await accessibleUsers(tx2, realm, viewer);
+        if (sameAccess(had, has)) continue;
+        everyone ??= await listUsers(tx2, realm.id);
+        profiles ??= await profileDataFor(tx2, realm.id, everyone);
+        announceViewChange(emit, realm.id, viewer, had, has, everyone, profiles);
       }
-      const person: Record<string, unknown> = { ...formatUser(subject, viewer, { clientSvcavatar: false }) };
-      if (!subject.is_bot) person.profile_data = profiles.get(subject.id) ?? {};
-      // Clients with client_svcavatar compute provider avatars of users whose email they see.
-      const computable = subject.avatar_source === 'G' && canSeeDeliveryEmail(viewer, subject);
-      emit(after.id, { type: 'realm_user', op: 'add', person }, [viewer.id], computable ? { hidden: { avatar_nullable_for: 'all' } } : {});
+    },
+  };
+}
+
+function sameAccess(a: AccessibleUsers, b: AccessibleUsers): boolean {
+  if (a === 'all' || b === 'all') return a === b;
+  return a.size === b.size && [...a].every((id) => b.has(id));
+}
+
+function announceViewChange(
+  emit: Emit,
+  realmId: number,
+  viewer: User,
+  before: AccessibleUsers,
+  after: AccessibleUsers,
+  everyone: User[],
+  profiles: Map<number, ProfileData>,
+): void {
+  for (const subject of everyone) {
+    const had = canAccess(before, subject.id);
+    if (had === canAccess(after, subject.id)) continue;
+    if (had) {
+      // The reference's placeholder name: the user's real name is what the viewer stops seeing.
+      emit(realmId, { type: 'realm_user', op: 'remove', person: { user_id: subject.id, full_name: 'Unknown user' } }, [viewer.id]);
+      continue;
     }
+    const person: Record<string, unknown> = { ...formatUser(subject, viewer, { clientSvcavatar: false }) };
+    if (!subject.is_bot) person.profile_data = profiles.get(subject.id) ?? {};
+    // Clients with client_svcavatar compute provider avatars of users whose email they see.
+    const computable = subject.avatar_source === 'G' && canSeeDeliveryEmail(viewer, subject);
+    emit(realmId, { type: 'realm_user', op: 'add', person }, [viewer.id], computable ? { hidden: { avatar_nullable_for: 'all' } } : {});
   }
 }

@@ -5,12 +5,14 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
-import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
-import { accessUser, canAccess, countActiveOwners, emailInUse, getUser, usersWhoCanSee } from './queries.ts';
-import { settingsOf } from '../realm/queries.ts';
+import { checkFullName, checkPasswordStrength, emailRefusal, isValidEmail } from './validation.ts';
+import { accessibleUsers, accessUser, activeUserIds, canAccess, countActiveOwners, emailInUse, getUser, usersWhoCanSee } from './queries.ts';
+import { realmHost, settingsOf } from '../realm/queries.ts';
+import { unknownUser } from './state.ts';
 import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
 import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
@@ -22,6 +24,7 @@ import { applyProfileData } from '../custom_profile_fields/actions.ts';
 import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
+import { announceOwnAccessChange } from './access-changes.ts';
 
 export interface NewUser {
   email: string;
@@ -65,7 +68,7 @@ export interface Arrival {
  */
 export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, arrival: Arrival = {}): Promise<void> {
   const channels = arrival.channels ?? 'default';
-  await emitUserAdded(tx, emit, realm, user);
+  await emitUserAdded(tx, emit, realm, user, svc.config);
   if (channels === 'default') await subscribeToDefaultChannels(tx, emit, realm, user);
   else await addSubscriptions(tx, emit, realm, channels.map((channel) => ({ user, channel })));
   for (const h of lifecycleHooks) await h.created?.(tx, emit, realm, user);
@@ -98,7 +101,11 @@ export async function insertUser(tx: Tx, svc: Pick<Services, 'passwords' | 'conf
       settings: JSON.stringify({ email_address_visibility: visibility }),
     })
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch((err: unknown) => {
+      // Two requests for one address passed the emailInUse check together; the index decides.
+      throw isUniqueViolation(err) ? badRequest('Email is already in use.') : err;
+    });
   await syncSystemGroupMembership(tx, user, settings.waiting_period_threshold);
   const apiEmail = apiEmailFor(user, visibility, realm, svc.config);
   if (apiEmail === user.email) return user;
@@ -140,12 +147,26 @@ export async function notifyUsers(
   }
 }
 
-export async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+/** Active users who may not see `subject` (a limited can_access_all_users_group). */
+async function usersWhoCannotSee(tx: Tx, realm: Realm, subject: User): Promise<number[]> {
+  const access = await usersWhoCanSee(tx, realm, subject);
+  if (access === 'all') return [];
+  return (await activeUserIds(tx, realm.id)).filter((id) => !access.has(id));
+}
+
+export async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User, config: Services['config']): Promise<void> {
   await notifyUsers(tx, emit, realm, user, 'add', (_canSee, viewer) => {
     const person: Record<string, unknown> = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
     if (!user.is_bot) person.profile_data = {};
     return person;
   });
+  // Those who may not see the newcomer list an "Unknown user" in its place, as register shows it
+  // (clients with user_list_incomplete leave such users out: events/shape.ts drops it for them).
+  const blind = await usersWhoCannotSee(tx, realm, user);
+  if (blind.length > 0) {
+    const placeholder = { ...unknownUser(user.id, realmHost(realm, config)), is_active: true };
+    emit(realm.id, { type: 'realm_user', op: 'add', person: placeholder }, blind, { hidden: { inaccessible_user: true } });
+  }
   await announceMemberships(tx, emit, user);
 }
 
@@ -160,6 +181,10 @@ export async function createUser(
   const fullName = checkFullName(params.full_name);
   const email = params.email.trim();
   if (!isValidEmail(email)) throw badRequest('Bad name or username');
+  const refusal = emailRefusal(settingsOf(realm), email);
+  if (refusal === 'domain') throw badRequest(`Email '${email}' not allowed in this organization`);
+  if (refusal === 'plus') throw badRequest('Email addresses containing + are not allowed.');
+  if (refusal === 'disposable') throw badRequest('Disposable email addresses are not allowed in this organization');
   checkPasswordStrength(params.password);
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
@@ -223,10 +248,13 @@ async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: 
   }
   if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
   const channelsBefore = await channelViewer(tx, realm, target);
+  const usersBefore = await accessibleUsers(tx, realm, target);
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
   const groupChanges = await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
   await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
   await announceMembershipChanges(tx, emit, updated, groupChanges);
+  // A guest promoted into can_access_all_users_group sees everyone; a member made a guest, fewer.
+  await announceOwnAccessChange(tx, emit, realm, updated, usersBefore);
   // A guest sees fewer channels than a member: the difference is announced.
   await announceChannelVisibility(tx, emit, realm, channelsBefore, updated);
 }
@@ -278,8 +306,9 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
 async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
   await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
-  // Deactivated users leave every group (clients drop them); reactivated, they are back in them.
-  if (active) await announceMemberships(tx, emit, target);
+  // Deactivated users leave every group (clients drop them; those who cannot see the user are
+  // told); reactivated, they are back in them.
+  await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(tx, realm, target));
   await announceSubscriberActivity(tx, emit, realm, target, active);
   if (!active) for (const h of lifecycleHooks) await h.deactivated?.(tx, emit, realm, target);
 }
@@ -288,8 +317,8 @@ async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active:
 export async function deactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(tx, realm, actor, targetId, { allowBots: true });
-    // Administrators manage everyone; anyone may deactivate themselves or their own bots.
-    const canAdminister = isAdmin(actor) || target.id === actor.id || (target.is_bot && target.bot_owner_id === actor.id);
+    // Administrators manage everyone, and owners their bots; leaving oneself is DELETE /users/me.
+    const canAdminister = isAdmin(actor) || (target.is_bot && target.bot_owner_id === actor.id);
     if (!canAdminister) throw insufficientPermission();
     if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
     if (isOwner(target) && !target.is_bot && (await countActiveOwners(tx, realm.id)) <= 1) {

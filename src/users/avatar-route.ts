@@ -55,6 +55,8 @@ async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: Fasti
 }
 
 export function registerAvatarRoutes(app: FastifyInstance, svc: Services): void {
-  app.get('/avatar/:user', (req, reply) => redirectToAvatar(svc, req, reply, false));
-  app.get('/avatar/:user/medium', (req, reply) => redirectToAvatar(svc, req, reply, true));
+  // HEAD wherever GET is, as on the API's routes.
+  const method = ['GET', 'HEAD'];
+  app.route({ method, url: '/avatar/:user', handler: (req, reply) => redirectToAvatar(svc, req, reply, false) });
+  app.route({ method, url: '/avatar/:user/medium', handler: (req, reply) => redirectToAvatar(svc, req, reply, true) });
 }

@@ -1,7 +1,12 @@
 import type { ReferenceResolver } from '../rendering/index.ts';
+import { accessibleUsers, canAccess } from './queries.ts';
 
-/** The users a text names in mentions (`@**Name**`, `@**Name|id**`), active or not. */
-export const resolveUserMentions: ReferenceResolver = async (db, realm, refs) => {
+/**
+ * The users a text names in mentions (`@**Name**`, `@**Name|id**`), active or not,
+ * among those its author may see: a guest limited to some users neither mentions
+ * nor learns the ids of the others (their mentions stay text).
+ */
+export const resolveUserMentions: ReferenceResolver = async (db, realm, refs, author) => {
   if (refs.user_names.length === 0 && refs.user_ids.length === 0) return {};
   const names = refs.user_names.map((n) => n.toLowerCase());
   const users = await db
@@ -16,5 +21,8 @@ export const resolveUserMentions: ReferenceResolver = async (db, realm, refs) =>
     })
     .orderBy('id')
     .execute();
-  return { users };
+  // The server's own bots speak for the server, which sees everyone.
+  if (author === null || author.is_system_bot || users.length === 0) return { users };
+  const access = await accessibleUsers(db, realm, author);
+  return { users: users.filter((u) => canAccess(access, u.id)) };
 };

@@ -3,13 +3,16 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
+import { isRowId, isStorableText } from '../db/ids.ts';
 
 export async function getUser(db: Executor, realmId: number, userId: number): Promise<User | undefined> {
+  if (!isRowId(userId)) return undefined;
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('id', '=', userId).executeTakeFirst();
 }
 
 /** By real or API email, ignoring case. */
 export async function getUserByEmail(db: Executor, realmId: number, email: string): Promise<User | undefined> {
+  if (!isStorableText(email)) return undefined;
   const lower = email.toLowerCase();
   return db
     .selectFrom('users')

@@ -77,6 +77,8 @@ async function checkEmailChange(svc: Services, realm: Realm, user: User, raw: st
 }
 
 export async function updateSettings(svc: Services, realm: Realm, actor: User, changes: SettingsChanges): Promise<void> {
+  // Bots have no personal settings to change (Zulip's human_users_only).
+  if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
   // The authenticated row may be a few seconds old: decide on a fresh one.
   const current = (await getUser(svc.db, realm.id, actor.id))!;
   const passwordHash =

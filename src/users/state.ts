@@ -203,16 +203,14 @@ export const usersSection: StateSection = {
     const active: Record<string, unknown>[] = [];
     const inactive: Record<string, unknown>[] = [];
     for (const u of users) {
-      let entry: Record<string, unknown>;
       if (canAccess(access, u.id)) {
-        entry = listEntry(formatUser(u, user, { clientSvcavatar: ctx.clientSvcavatar }));
+        const entry = listEntry(formatUser(u, user, { clientSvcavatar: ctx.clientSvcavatar }));
         if (!u.is_bot) entry.profile_data = profiles.get(u.id) ?? {};
-      } else if (ctx.capabilities.user_list_incomplete) {
-        continue;
-      } else {
-        entry = unknownUser(u.id, realmHost(realm, svc.config));
+        (u.is_active ? active : inactive).push(entry);
+      } else if (!ctx.capabilities.user_list_incomplete) {
+        // As the reference: an "Unknown user" reads as active, so that nothing about them shows.
+        active.push(unknownUser(u.id, realmHost(realm, svc.config)));
       }
-      (u.is_active ? active : inactive).push(entry);
     }
     // As the reference: system bots never own anything a client should manage.
     const crossRealmBots = (await systemBots(svc.db, realm.id)).map((bot) => ({
@@ -253,8 +251,11 @@ function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterCont
     // others keep an "Unknown user" in their place, as a fresh register lists them.
     const found = find();
     if (!found) return;
-    if (ctx.capabilities.user_list_incomplete) found.list.splice(found.i, 1);
-    else found.list[found.i] = unknownUser(person.user_id, realmHost(ctx.realm, ctx.svc.config));
+    found.list.splice(found.i, 1);
+    if (!ctx.capabilities.user_list_incomplete) {
+      lists[0].push(unknownUser(person.user_id, realmHost(ctx.realm, ctx.svc.config)));
+      lists[0].sort(byId);
+    }
     return;
   }
   if (event.op !== 'update') return;

@@ -1,5 +1,7 @@
 // The rules for names, emails and passwords of accounts.
+import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import { badRequest } from '../http/errors.ts';
+import type { RealmSettings } from '../realm/settings.ts';
 
 export const MAX_FULL_NAME_LENGTH = 100;
 const MIN_FULL_NAME_LENGTH = 2;
@@ -23,6 +25,30 @@ const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]
 
 export function isValidEmail(email: string): boolean {
   return email.length <= 254 && EMAIL.test(email);
+}
+
+let disposable: Set<string> | undefined;
+
+/** Whether the address is at a throwaway-mail provider. */
+export function isDisposableEmail(email: string): boolean {
+  disposable ??= disposableEmailBlocklistSet();
+  return disposable.has(email.slice(email.lastIndexOf('@') + 1).toLowerCase());
+}
+
+/**
+ * Why the organization does not admit an address for an account, or null (the
+ * reference's email_allowed_for_realm). Organizations have no list of allowed
+ * domains yet (no realm domains), so one restricted to its domains admits none.
+ */
+export function emailRefusal(
+  settings: Pick<RealmSettings, 'emails_restricted_to_domains' | 'disallow_disposable_email_addresses'>,
+  email: string,
+): 'plus' | 'domain' | 'disposable' | null {
+  if (settings.emails_restricted_to_domains) {
+    return email.slice(0, email.lastIndexOf('@')).includes('+') ? 'plus' : 'domain';
+  }
+  if (settings.disallow_disposable_email_addresses && isDisposableEmail(email)) return 'disposable';
+  return null;
 }
 
 export const PASSWORD_MIN_LENGTH = 6;

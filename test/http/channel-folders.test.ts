@@ -39,6 +39,7 @@ test('folder names: required, bounded, printable, unique without regard to case'
     [{ name: 'n'.repeat(61), description: '' }, 'name is too long (limit: 60 characters)'],
     [{ name: 'a\u0000b', description: '' }, 'Invalid character in channel folder name, at position 2.'],
     [{ name: 'Ok', description: 'd'.repeat(1025) }, 'description is too long (limit: 1024 characters)'],
+    [{ name: 'Ok', description: 'a\u0000b' }, 'Invalid character in channel folder description, at position 2.'],
   ];
   for (const [params, msg] of cases) assert.equal((await admin.post('/channel_folders/create', params)).body.msg, msg);
   await admin.post('/channel_folders/create', { name: 'Unique', description: '' });
@@ -88,4 +89,19 @@ test('folder events keep register state in sync', async () => {
   await admin.patch('/channel_folders', { order: [...ids].reverse() });
   await expectStateInSync(server, viewer, 'after reorder');
   assert.ok(viewer.state.channel_folders.some((f: any) => f.id === id && f.is_archived), 'register lists archived folders too');
+});
+
+test("a channel's folder_id changes keep streams and subscriptions in sync", async () => {
+  const viewer = await registerViewer(server, member, { fetch_event_types: ['stream', 'subscription', 'channel_folders'], include_subscribers: true });
+  const folder = (await admin.post('/channel_folders/create', { name: 'Filed', description: '' })).body.channel_folder_id;
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'filed-channel' }], principals: [admin.id, member.id], folder_id: folder });
+  await expectStateInSync(server, viewer, 'created in a folder');
+  const channelId = (await admin.get('/get_stream_id', { stream: 'filed-channel' })).body.stream_id;
+  assert.equal(viewer.state.subscriptions.find((s: any) => s.stream_id === channelId).folder_id, folder);
+  assert.equal((await admin.patch(`/streams/${channelId}`, { folder_id: null })).status, 200);
+  await expectStateInSync(server, viewer, 'taken out of its folder');
+  assert.equal(viewer.state.streams.find((s: any) => s.stream_id === channelId).folder_id, null);
+  // Only those who administer the channel file it.
+  assert.equal((await member.patch(`/streams/${channelId}`, { folder_id: folder })).body.code, 'CANNOT_ADMINISTER_CHANNEL');
+  assert.equal((await admin.get(`/streams/${channelId}`)).body.stream.folder_id, null);
 });

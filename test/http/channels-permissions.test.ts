@@ -52,7 +52,17 @@ const OPERATIONS: Record<string, (c: Client, ch: { id: number; name: string }) =
     return ok(res) && res.body.removed.length === 1;
   },
   administer: async (c, ch) => ok(await c.patch(`/streams/${ch.id}`, { description: 'changed' })),
+  unsubscribe_self: async (c, ch) => {
+    await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: ch.name }], principals: [c.id] });
+    const res = await c.delete('/users/me/subscriptions', { subscriptions: [ch.name] });
+    return ok(res) && res.body.removed.length === 1;
+  },
+  set_permission: async (c, ch) => ok(await c.patch(`/streams/${ch.id}`, { can_remove_subscribers_group: { new: { direct_members: [target.id], direct_subgroups: [] } } })),
   archive: async (c, ch) => ok(await c.delete(`/streams/${ch.id}`)),
+  unarchive: async (c, ch) => {
+    assert.equal((await server.owner.delete(`/streams/${ch.id}`)).status, 200);
+    return ok(await c.patch(`/streams/${ch.id}`, { is_archived: false }));
+  },
   make_default: async (c, ch) => ok(await c.post('/default_streams', { stream_id: ch.id })),
 };
 
@@ -69,8 +79,11 @@ const EXPECTED: Record<Kind, Record<keyof typeof OPERATIONS, (r: Role) => boolea
     subscribe_self: nonGuests,
     subscribe_other: nonGuests,
     unsubscribe_other: admins,
+    unsubscribe_self: everyone,
     administer: admins,
+    set_permission: admins,
     archive: admins,
+    unarchive: admins,
     make_default: admins,
   },
   private: {
@@ -79,8 +92,11 @@ const EXPECTED: Record<Kind, Record<keyof typeof OPERATIONS, (r: Role) => boolea
     subscribe_self: admins,
     subscribe_other: admins,
     unsubscribe_other: admins,
+    unsubscribe_self: everyone,
     administer: admins,
+    set_permission: admins,
     archive: admins,
+    unarchive: admins,
     make_default: () => false,
   },
   'web-public': {
@@ -89,8 +105,11 @@ const EXPECTED: Record<Kind, Record<keyof typeof OPERATIONS, (r: Role) => boolea
     subscribe_self: everyone,
     subscribe_other: nonGuests,
     unsubscribe_other: admins,
+    unsubscribe_self: everyone,
     administer: admins,
+    set_permission: admins,
     archive: admins,
+    unarchive: admins,
     make_default: admins,
   },
 };
@@ -108,6 +127,55 @@ for (const kind of ['public', 'private', 'web-public'] as Kind[]) {
     assert.deepEqual(failures, []);
   });
 }
+
+/** Who may create which kind of channel, by the organization's default settings (web-public: owners). */
+const MAY_CREATE: Record<Kind, (r: Role) => boolean> = { public: nonGuests, private: nonGuests, 'web-public': (r) => r === 'owner' };
+
+test('permission matrix: creating channels', async () => {
+  const failures: string[] = [];
+  for (const kind of ['public', 'private', 'web-public'] as Kind[]) {
+    for (const role of ROLES) {
+      const name = `new-${kind}-${++n}`;
+      const res = await clients[role].post('/users/me/subscriptions', {
+        subscriptions: [{ name }],
+        invite_only: kind === 'private',
+        is_web_public: kind === 'web-public',
+      });
+      const created = (await server.owner.get('/get_stream_id', { stream: name })).status === 200;
+      if (created !== (res.status === 200)) failures.push(`${role} ${kind}: answered ${res.status} but created=${created}`);
+      if (created !== MAY_CREATE[kind](role)) failures.push(`${role} ${kind}: ${created ? 'created' : 'refused'}`);
+      if (!created) assert.equal(res.body.msg, 'Insufficient permission', `${role} ${kind}`);
+    }
+  }
+  assert.deepEqual(failures, []);
+});
+
+test('subscribers of a private channel may add others; guests among them may not', async () => {
+  const ch = await channel('private');
+  await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: ch.name }], principals: [clients.member.id, clients.guest.id] });
+  const third = await server.createUser({ role: ROLE.MEMBER });
+  const byGuest = await clients.guest.post('/users/me/subscriptions', { subscriptions: [{ name: ch.name }], principals: [third.id] });
+  assert.equal(byGuest.body.msg, 'Insufficient permission');
+  assert.deepEqual((await server.owner.get(`/streams/${ch.id}/members`)).body.subscribers.includes(third.id), false);
+  const byMember = await clients.member.post('/users/me/subscriptions', { subscriptions: [{ name: ch.name }], principals: [third.id] });
+  assert.deepEqual(byMember.body.subscribed, { [String(third.id)]: [ch.name] });
+});
+
+test('making a channel web-public: can_create_web_public_channel_group (owners), and back', async () => {
+  const ch = await channel('public');
+  // The administrator administers the channel but may not open it to the internet.
+  const refused = await clients.administrator.patch(`/streams/${ch.id}`, { is_web_public: true });
+  assert.deepEqual(refused.body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
+  assert.equal((await server.owner.get(`/streams/${ch.id}`)).body.stream.is_web_public, false);
+  assert.equal((await clients.guest.get(`/streams/${ch.id}`)).status, 400);
+  assert.equal((await server.owner.patch(`/streams/${ch.id}`, { is_web_public: true })).status, 200);
+  const stream = (await clients.guest.get(`/streams/${ch.id}`)).body.stream;
+  assert.equal(stream.is_web_public, true);
+  assert.equal(stream.history_public_to_subscribers, true);
+  // Back to public: guests lose sight of it again.
+  assert.equal((await clients.administrator.patch(`/streams/${ch.id}`, { is_web_public: false })).status, 200);
+  assert.equal((await clients.guest.get(`/streams/${ch.id}`)).body.msg, 'Invalid channel ID');
+});
 
 test('a private channel stays invisible: no hint in lists, lookups or errors', async () => {
   const secret = await channel('private');

@@ -154,3 +154,23 @@ test('subscription events go to the right people', async () => {
   assert.deepEqual(await events(outsider, queues.outsider), ['stream/create', 'subscription/peer_add', 'stream/update:first_message_id']);
   assert.deepEqual(await events(guestViewer, queues.guest), [], 'guests do not see public channels they are not in');
 });
+
+test('default channels: guests hear of none; a role change tells the list as it now is', async () => {
+  const person = await server.createUser({ role: ROLE.MEMBER });
+  const params = { fetch_event_types: ['default_streams'] };
+  const memberView = await registerViewer(server, person, params);
+  const guestView = await registerViewer(server, guestViewer, params);
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'default-sync' }] });
+  const id = await idOf('default-sync');
+  assert.equal((await admin.post('/default_streams', { stream_id: id })).status, 200);
+  await expectStateInSync(server, memberView, 'default added (member)');
+  await expectStateInSync(server, guestView, 'default added (guest)');
+  assert.ok(memberView.state.realm_default_streams.includes(id));
+  assert.deepEqual(guestView.state.realm_default_streams, []);
+  await admin.patch(`/users/${person.id}`, { role: ROLE.GUEST });
+  await expectStateInSync(server, memberView, 'became a guest');
+  assert.deepEqual(memberView.state.realm_default_streams, []);
+  await admin.patch(`/users/${person.id}`, { role: ROLE.MEMBER });
+  await expectStateInSync(server, memberView, 'a member again');
+  assert.ok((memberView.state.realm_default_streams as number[]).includes(id));
+});

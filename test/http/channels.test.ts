@@ -155,11 +155,11 @@ test('creation settings apply to new channels only', async () => {
   assert.equal(g.stream_post_policy, 1);
 
   const cases: [Record<string, unknown>, string][] = [
-    [{ is_default_stream: true, invite_only: true }, 'A default channel cannot be private.'],
+    [{ is_default_stream: true }, 'Insufficient permission'],
+    [{ can_delete_own_message_group: groups['role:members'] }, 'Insufficient permission'],
     [{ is_web_public: true }, 'Web-public channels are not enabled.'],
     [{ message_retention_days: 30 }, 'Must be an organization owner'],
     [{ message_retention_days: 'forever' }, "Bad value for 'message_retention_days': forever"],
-    [{ topics_policy: 'disable_empty_topic' }, 'Insufficient permission'],
     [{ topics_policy: 'whatever' }, 'Invalid topics_policy'],
     [{ can_send_message_group: groups['role:internet'] }, "'can_send_message_group' setting cannot be set to 'role:internet' group."],
     [{ folder_id: 9999 }, 'Invalid channel folder ID'],
@@ -169,6 +169,9 @@ test('creation settings apply to new channels only', async () => {
     assert.equal(res.status, 400, msg);
     assert.equal(res.body.msg, msg);
   }
+  // Administrators choose default channels, never private ones.
+  const privateDefault = await admin.post('/users/me/subscriptions', { subscriptions: [{ name: fresh() }], is_default_stream: true, invite_only: true });
+  assert.equal(privateDefault.body.msg, 'A default channel cannot be private.');
   // The owner may set a retention period.
   const kept = fresh();
   await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: kept }], message_retention_days: '"unlimited"' });
@@ -225,6 +228,26 @@ test('the legacy PATCH /users/me/subscriptions adds and deletes', async () => {
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.subscribed, { [String(member.id)]: [a] });
   assert.deepEqual(res.body.removed, [b]);
+  // All or nothing: a refused `delete` undoes the `add`.
+  const c = fresh();
+  const failed = await member.patch('/users/me/subscriptions', { add: [{ name: c }], delete: ['no-such-channel'] });
+  assert.equal(failed.status, 400);
+  assert.equal(failed.body.code, 'STREAM_DOES_NOT_EXIST');
+  assert.equal((await member.get('/get_stream_id', { stream: c })).body.msg, `Invalid channel name '${c}'`);
+  const nothing = await member.patch('/users/me/subscriptions', {});
+  assert.deepEqual(nothing.body, { result: 'error', msg: 'Nothing to do. Specify at least one of "add" or "delete".', code: 'BAD_REQUEST' });
+});
+
+test('subscriptions[].color colors the new subscriptions', async () => {
+  const name = fresh('colored');
+  const res = await member.post('/users/me/subscriptions', { subscriptions: [{ name, color: '#00ff00' }], principals: [member.id, other.id] });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  for (const c of [member, other]) {
+    assert.equal((await c.get('/users/me/subscriptions')).body.subscriptions.find((s: any) => s.name === name).color, '#00ff00');
+  }
+  const bad = await member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh(), color: 'green' }] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.msg, 'subscriptions[0]["color"] is not a valid hex color code');
 });
 
 test('GET /users/me/subscriptions, with and without subscribers', async () => {
@@ -321,6 +344,19 @@ test('GET /streams and its filters', async () => {
   assert.deepEqual(await names(guest), [pub]);
 });
 
+test("GET /streams: include_owner_subscribed gives a bot its owner's channels", async () => {
+  const secret = fresh('owners');
+  const secretId = await create(admin, secret, { invite_only: true });
+  const bot = await server.createUser();
+  await server.svc.db.updateTable('users').set({ is_bot: true, bot_type: 1, bot_owner_id: admin.id }).where('id', '=', bot.id).execute();
+  const ids = async (c: Client, params: Record<string, unknown> = {}) => (await c.get('/streams', params)).body.streams.map((s: any) => s.stream_id);
+  assert.ok(!(await ids(bot)).includes(secretId));
+  assert.ok((await ids(bot, { include_owner_subscribed: true })).includes(secretId));
+  assert.ok((await ids(bot, { include_owner_subscribed: true, include_public: false, include_subscribed: false })).includes(secretId));
+  // People have no owner: the filter adds nothing for them.
+  assert.ok(!(await ids(member, { include_owner_subscribed: true })).includes(secretId));
+});
+
 test('single-channel reads check access', async () => {
   const priv = fresh('hidden');
   const id = await create(admin, priv, { invite_only: true });
@@ -361,10 +397,9 @@ test('PATCH /streams/{id}: name, description, privacy, retention, topics policy'
   assert.equal((await member.get(`/streams/${id}`)).body.stream.message_retention_days, 10);
   assert.equal((await server.owner.patch(`/streams/${id}`, { message_retention_days: '"realm_default"' })).status, 200);
   assert.equal((await member.get(`/streams/${id}`)).body.stream.message_retention_days, null);
-  assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).body.msg, 'Insufficient permission');
   // Notification Bot's messages sit in the "channel events" topic: only the general chat topic may remain.
   assert.equal(
-    (await admin.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).body.msg,
+    (await member.patch(`/streams/${id}`, { topics_policy: 'empty_topic_only' })).body.msg,
     'To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting topics.',
   );
   const narrow = JSON.stringify([['channel', id]]);
@@ -376,6 +411,24 @@ test('PATCH /streams/{id}: name, description, privacy, retention, topics policy'
   // Others cannot administer it.
   const res = await other.patch(`/streams/${id}`, { description: 'hijack' });
   assert.deepEqual(res.body, { result: 'error', msg: 'You do not have permission to administer this channel.', code: 'CANNOT_ADMINISTER_CHANNEL' });
+});
+
+test('topics_policy needs can_set_topics_policy_group (members by default, as the reference)', async () => {
+  const id = await create(member, fresh('policy'), { topics_policy: 'disable_empty_topic' });
+  assert.equal((await member.get(`/streams/${id}`)).body.stream.topics_policy, 'disable_empty_topic');
+  const narrowed = await server.owner.patch('/realm', { can_set_topics_policy_group: { new: groups['role:moderators'] } });
+  assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
+  try {
+    const name = fresh('policy');
+    assert.equal((await member.post('/users/me/subscriptions', { subscriptions: [{ name }], topics_policy: 'allow_empty_topic' })).body.msg, 'Insufficient permission');
+    assert.equal((await member.get('/get_stream_id', { stream: name })).status, 400);
+    assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).body.msg, 'Insufficient permission');
+    assert.equal((await member.get(`/streams/${id}`)).body.stream.topics_policy, 'disable_empty_topic');
+    // Going back to the organization's policy is always allowed.
+    assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'inherit' })).status, 200);
+  } finally {
+    await server.owner.patch('/realm', { can_set_topics_policy_group: { new: groups['role:members'] } });
+  }
 });
 
 test('group settings as {new, old}; a mismatch changes nothing', async () => {
@@ -404,9 +457,26 @@ test('group settings as {new, old}; a mismatch changes nothing', async () => {
   assert.equal((await other.patch(`/streams/${id}`, { description: 'mine now' })).status, 200);
 });
 
+test('per-channel deletion settings need can_set_delete_message_policy_group (moderators by default)', async () => {
+  const id = await create(member, fresh('deletions'));
+  const before = (await member.get(`/streams/${id}`)).body.stream;
+  const refused = await member.patch(`/streams/${id}`, { description: 'not this either', can_delete_own_message_group: { new: groups['role:members'] } });
+  assert.deepEqual(refused.body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
+  const after = (await member.get(`/streams/${id}`)).body.stream;
+  assert.equal(after.description, before.description);
+  assert.deepEqual(after.can_delete_own_message_group, before.can_delete_own_message_group);
+  assert.equal((await admin.patch(`/streams/${id}`, { can_delete_any_message_group: { new: groups['role:moderators'] } })).status, 200);
+  assert.equal((await member.get(`/streams/${id}`)).body.stream.can_delete_any_message_group, groups['role:moderators']);
+  const moderator = await server.createUser({ role: ROLE.MODERATOR });
+  const own = await create(moderator, fresh('moderated'), { can_delete_any_message_group: groups['role:moderators'] });
+  assert.equal((await moderator.get(`/streams/${own}`)).body.stream.can_delete_any_message_group, groups['role:moderators']);
+  assert.equal((await moderator.patch(`/streams/${own}`, { can_delete_own_message_group: { new: groups['role:members'] } })).status, 200);
+});
+
 test('archiving and unarchiving', async () => {
   const name = fresh('old');
-  const id = await create(member, name, { is_default_stream: true });
+  const id = await create(member, name);
+  assert.equal((await admin.post('/default_streams', { stream_id: id })).status, 200);
   assert.ok((await member.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams.includes(id));
   assert.equal((await other.delete(`/streams/${id}`)).body.code, 'CANNOT_ADMINISTER_CHANNEL');
   assert.equal((await member.delete(`/streams/${id}`)).status, 200);
@@ -438,12 +508,35 @@ test('default channels: administrators choose them, new users join them', async 
   const newcomer = await server.createUser();
   const subs = (await newcomer.get('/users/me/subscriptions')).body.subscriptions.map((s: any) => s.stream_id);
   assert.ok(subs.includes(id));
+  assert.ok((await member.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams.includes(id));
+  // Guests may not see every default channel: they hear of none, and GET /streams shows them none they cannot see.
+  assert.deepEqual((await guest.post('/register', { fetch_event_types: ['default_streams'] })).body.realm_default_streams, []);
+  assert.ok(!(await guest.get('/streams', { include_default: true })).body.streams.some((s: any) => s.stream_id === id));
   const priv = await create(admin, fresh('privdef'), { invite_only: true });
   assert.equal((await admin.post('/default_streams', { stream_id: priv })).body.msg, 'Private channels cannot be made default.');
   assert.equal((await admin.patch(`/streams/${id}`, { is_private: true })).body.msg, 'A default channel cannot be private.');
   assert.equal((await admin.delete('/default_streams', { stream_id: id })).status, 200);
   assert.equal((await admin.delete('/default_streams', { stream_id: id })).body.msg, 'Channel is not a default channel.');
   assert.equal((await admin.post('/default_streams', { stream_id: 99999 })).body.msg, 'Invalid channel ID');
+});
+
+test('ids beyond the database range and NUL characters are refused, never a server error', async () => {
+  const id = await create(member, fresh('range'));
+  const huge = 2 ** 31;
+  const cases: [Promise<{ status: number; body: any }>, string][] = [
+    [member.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: huge, property: 'pin_to_top', value: true }] }), `Not subscribed to channel ID ${huge}`],
+    [member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh(), description: 'a\u0000b' }] }), 'Invalid character in channel description, at position 2.'],
+    [member.patch(`/streams/${id}`, { description: 'a\u0000b' }), 'Invalid character in channel description, at position 2.'],
+    [member.patch(`/streams/${id}`, { folder_id: huge }), 'Invalid channel folder ID'],
+    [member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh() }], folder_id: huge }), 'Invalid channel folder ID'],
+    [member.patch(`/streams/${id}`, { can_send_message_group: { new: huge } }), `Invalid user group ID: ${huge}`],
+    [member.patch(`/streams/${id}`, { can_send_message_group: { new: { direct_members: [huge], direct_subgroups: [] } } }), `Invalid user ID: ${huge}`],
+  ];
+  for (const [request, msg] of cases) {
+    const res = await request;
+    assert.equal(res.status, 400, msg);
+    assert.equal(res.body.msg, msg);
+  }
 });
 
 test('organizations do not share channels', async () => {

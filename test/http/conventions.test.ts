@@ -69,6 +69,22 @@ test('multipart/form-data bodies work like form-encoded ones', async () => {
   assert.equal(created.body.user.full_name, 'Multi Part');
 });
 
+test('a multipart body that does not parse is a 400, and changes nothing', async () => {
+  const auth = `Basic ${Buffer.from(`${server.owner.email}:${server.owner.apiKey}`).toString('base64')}`;
+  const before = (await server.owner.get('/users')).body.members.length;
+  const bodies: [string, string][] = [
+    ['multipart/form-data; boundary=xx', 'garbage'],
+    ['multipart/form-data', '--xx\r\n'],
+    ['multipart/form-data; boundary=xx', '--xx\r\nContent-Disposition: form-data; name="email"\r\n\r\ncut@example.com'],
+  ];
+  for (const [type, payload] of bodies) {
+    const res = await server.app.inject({ method: 'POST', url: '/api/v1/users', payload, headers: { 'content-type': type, authorization: auth } });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.deepEqual(JSON.parse(res.body), { result: 'error', msg: 'Malformed multipart body', code: 'BAD_REQUEST' });
+  }
+  assert.equal((await server.owner.get('/users')).body.members.length, before);
+});
+
 test('405 lists the allowed methods; OPTIONS answers 204 with Allow; HEAD works where GET does', async () => {
   const res = await server.owner.put('/users/me');
   assert.equal(res.status, 405);
@@ -137,4 +153,20 @@ test('JSON object bodies are accepted, non-string values as their JSON text', as
 test('responses are never cached', async () => {
   const res = await server.owner.get('/users/me');
   assert.equal(res.headers['cache-control'], 'max-age=0, no-cache, no-store, must-revalidate, private');
+});
+
+test('a value the database cannot store is a 400 BAD_REQUEST, never a 500, and changes nothing', async () => {
+  const before = (await server.owner.get('/saved_snippets')).body.saved_snippets.length;
+  // No route checks every text for NUL characters; the database refuses them, and so does the answer.
+  const nul = await server.owner.post('/saved_snippets', { title: 'a\u0000b', content: 'body' });
+  assert.equal(nul.status, 400);
+  assert.equal(nul.body.code, 'BAD_REQUEST');
+  assert.match(nul.body.msg, /^Invalid value/);
+  assert.equal((await server.owner.get('/saved_snippets')).body.saved_snippets.length, before);
+  // An organization description with a NUL: refused, and the description stays.
+  const description = (await server.owner.get('/server_settings')).body.realm_description;
+  const patched = await server.owner.patch('/realm', { description: 'x\u0000y' });
+  assert.equal(patched.status, 400);
+  assert.equal(patched.body.code, 'BAD_REQUEST');
+  assert.equal((await server.owner.get('/server_settings')).body.realm_description, description);
 });

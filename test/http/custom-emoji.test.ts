@@ -14,6 +14,7 @@ import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { renderMarkdown } from '../../src/rendering/index.ts';
 import { customEmojiById, customEmojiByName } from '../../src/custom_emoji/queries.ts';
 import { inspectImage, stillImage } from '../../src/custom_emoji/image.ts';
+import { uploadsRoot } from '../../src/custom_emoji/storage.ts';
 
 // --- Images, built byte by byte (decodable: checked with an image library when written). ---
 
@@ -459,4 +460,26 @@ test('organizations do not share custom emoji', async () => {
   const elsewhere = ours.source_url.replace('/user_avatars/1/', `/user_avatars/${outsider.realmId}/`);
   assert.equal((await server.app.inject({ method: 'GET', url: elsewhere })).statusCode, 404);
   assert.equal(await customEmojiByName(server.svc.db, outsider.realmId, 'ours_only'), undefined);
+});
+
+test('messages sent through the API show active custom emoji; the uploads folder defaults to DATA_DIR/uploads', async () => {
+  ok(await uploadPng(member, 'message_party'));
+  const party = await byName('message_party');
+  const success = (res: { status: number; body: any }) => {
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+  success(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Emoji talk' }], principals: [admin.id, member.id, guest.id] }));
+  const send = async (content: string) => success(await member.post('/messages', { type: 'stream', to: 'Emoji talk', topic: 'fun', content })).id;
+  const content = async (c: Client, id: number) => success(await c.get(`/messages/${id}`)).message.content;
+  const img = `<img alt=":message_party:" class="emoji" src="${party.source_url}" title="message party">`;
+  const id = await send('it is :message_party:');
+  assert.equal(await content(guest, id), `<p>it is ${img}</p>`);
+  ok(await member.delete('/realm/emoji/message_party'));
+  // Rendered once: old messages keep the image; new ones no longer find the name.
+  assert.equal(await content(guest, id), `<p>it is ${img}</p>`);
+  assert.equal(await content(guest, await send('still :message_party:?')), '<p>still :message_party:?</p>');
+
+  assert.equal(uploadsRoot({ uploadsDir: undefined, dataDir: '/srv/confab' }), join('/srv/confab', 'uploads'));
+  assert.equal(uploadsRoot({ uploadsDir: '/mnt/media', dataDir: '/srv/confab' }), '/mnt/media');
 });

@@ -291,3 +291,30 @@ test('register stays in sync with the value and field events (owner and member v
   await server.owner.delete(`/realm/profile_fields/${team}`);
   await sync('after deleting a field');
 });
+
+test('values of a user are announced only to those who may see the user (can_access_all_users_group)', async () => {
+  const groups = (await server.owner.get('/user_groups')).body.user_groups;
+  const sys = (name: string) => groups.find((g: any) => g.name === name).id;
+  assert.equal((await server.owner.patch('/realm', { can_access_all_users_group: { new: sys('role:members') } })).status, 200);
+  try {
+    const limited = await server.createUser({ role: ROLE.GUEST, fullName: 'Lim Ited' });
+    const subject = await server.createUser({ fullName: 'Un Seen' });
+    const field = await create({ name: 'Secret', field_type: 3, field_data: { a: { text: 'A', order: '1' }, b: { text: 'B', order: '2' } } });
+    const queues = [[limited, await queueOf(limited)], [member, await queueOf(member)]] as [Client, string][];
+    const viewers = [await registerViewer(server, limited), await registerViewer(server, member)];
+    assert.equal((await setOwn(subject, [{ id: F.short, value: 'hidden' }, { id: field, value: 'a' }])).status, 200);
+    assert.equal((await server.owner.patch(`/realm/profile_fields/${field}`, { field_data: { b: { text: 'B', order: '1' } } })).status, 200);
+    assert.equal((await server.owner.delete(`/realm/profile_fields/${field}`)).status, 200);
+    const valueEvents = async (c: Client, queueId: string) => (await eventsOf(c, queueId)).filter((e) => e.type === 'realm_user');
+    assert.deepEqual(await valueEvents(limited, queues[0]![1]), [], 'a guest who may not see the user hears nothing of their values');
+    assert.deepEqual(await valueEvents(member, queues[1]![1]), [
+      valueEvent(subject.id, { id: F.short, value: 'hidden', rendered_value: '<p>hidden</p>' }),
+      valueEvent(subject.id, { id: field, value: 'a' }),
+      valueEvent(subject.id, { id: field, value: null }),
+    ]);
+    expectError(await limited.get(`/users/${subject.id}`, { include_custom_profile_fields: true }), 'No such user');
+    for (const v of viewers) await expectStateInSync(server, v, `restricted access (viewer ${v.client.id})`);
+  } finally {
+    assert.equal((await server.owner.patch('/realm', { can_access_all_users_group: { new: (await server.owner.get('/user_groups')).body.user_groups.find((g: any) => g.name === 'role:everyone').id } })).status, 200);
+  }
+});

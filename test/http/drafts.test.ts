@@ -10,11 +10,22 @@ import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
 let server: TestServer;
 let author: Client;
 let friend: Client;
+/** Channels drafts may name: a public one and another the author reads. */
+let lobby: number;
+let plans: number;
 before(async () => {
   server = await startTestServer();
   author = await server.createUser({ email: 'author@example.com', fullName: 'Au Thor' });
   friend = await server.createUser({ email: 'friend@example.com', fullName: 'Fri End' });
+  lobby = await createChannel('drafts lobby', [server.owner.id]);
+  plans = await createChannel('drafts plans', [server.owner.id, author.id], { invite_only: true });
 });
+
+async function createChannel(name: string, subscribers: number[], extra: Record<string, unknown> = {}): Promise<number> {
+  const res = await server.owner.post('/channels/create', { name, subscribers, ...extra });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id;
+}
 after(() => server.close());
 
 async function eventsOf(c: Client, queueId: string) {
@@ -34,9 +45,11 @@ async function create(c: Client, drafts: Record<string, unknown>[]) {
 test('every role keeps its own drafts; GET lists them, newest first', async () => {
   for (const role of [ROLE.GUEST, ROLE.MEMBER, ROLE.MODERATOR, ROLE.ADMINISTRATOR, ROLE.OWNER] as Role[]) {
     const c = await server.createUser({ role });
+    // Guests read only the channels they are subscribed to.
+    assert.equal((await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'drafts lobby' }], principals: [c.id] })).status, 200);
     const ids = await create(c, [
       draft({ timestamp: 1595479019 }),
-      { type: 'stream', to: [7], topic: 'questions', content: 'How do I start?', timestamp: 1595479020 },
+      { type: 'stream', to: [lobby], topic: 'questions', content: 'How do I start?', timestamp: 1595479020 },
       { type: '', to: [], topic: 'ignored', content: 'Someday', timestamp: 1595479018.75 },
     ]);
     assert.equal(ids.length, 3);
@@ -44,7 +57,7 @@ test('every role keeps its own drafts; GET lists them, newest first', async () =
     assert.equal(res.status, 200);
     assert.equal(res.body.count, 3);
     assert.deepEqual(res.body.drafts, [
-      { id: ids[1], type: 'stream', to: [7], topic: 'questions', content: 'How do I start?', timestamp: 1595479020 },
+      { id: ids[1], type: 'stream', to: [lobby], topic: 'questions', content: 'How do I start?', timestamp: 1595479020 },
       { id: ids[0], type: 'private', to: [friend.id], topic: '', content: 'Hello there!', timestamp: 1595479019 },
       { id: ids[2], type: '', to: [], topic: '', content: 'Someday', timestamp: 1595479018 },
     ]);
@@ -61,7 +74,7 @@ test('drafts are normalized like messages', async () => {
   ]);
   const [toSelf] = await create(author, [{ type: 'private', to: [author.id], topic: '', content: 'note to self' }]);
   const [nobody] = await create(author, [{ type: 'private', to: [], topic: '', content: 'not yet addressed' }]);
-  const [longOne] = await create(author, [{ type: 'stream', to: [3], topic: 't'.repeat(70), content: 'x'.repeat(10050) }]);
+  const [longOne] = await create(author, [{ type: 'stream', to: [lobby], topic: 't'.repeat(70), content: 'x'.repeat(10050) }]);
   const byId = new Map(((await author.get('/drafts')).body.drafts as any[]).map((d) => [d.id, d]));
   assert.deepEqual(byId.get(id).to, [friend.id]);
   assert.equal(byId.get(id).topic, '');
@@ -89,7 +102,7 @@ test('invalid drafts are refused, and nothing of the request is kept', async () 
     [[draft({ content: 'nul\u0000byte' })], 'Message must not contain null bytes'],
     [[draft(), { type: 'stream', to: [1, 2], topic: 't', content: 'c' }], 'Must specify exactly 1 channel ID for channel messages'],
     [[draft(), { type: 'stream', to: [], topic: 't', content: 'c' }], 'Must specify exactly 1 channel ID for channel messages'],
-    [[{ type: 'stream', to: [1], topic: 'a\u0000b', content: 'c' }], 'Topic must not contain null bytes'],
+    [[{ type: 'stream', to: [lobby], topic: 'a\u0000b', content: 'c' }], 'Topic must not contain null bytes'],
     [[draft({ to: [friend.id, 999999] })], 'Invalid user ID 999999'],
     [[draft({ to: [deactivated.id] })], "'gone@example.com' is no longer using Confab."],
     ['{"type": "private"}', 'drafts is not a list'],
@@ -127,12 +140,47 @@ test('recipients a guest may not see are refused', async () => {
   }
 });
 
+test('a channel draft names a channel the author may read: unknown, private, archived and other organizations\' channels are refused', async () => {
+  const archived = await createChannel('drafts archived', [server.owner.id, author.id]);
+  assert.equal((await server.owner.delete(`/streams/${archived}`)).status, 200);
+  const elsewhere = await server.createOrganization('drafts-elsewhere');
+  const foreign = (await elsewhere.post('/channels/create', { name: 'foreign', subscribers: [elsewhere.id] })).body.id as number;
+  assert.equal(typeof foreign, 'number');
+  const guest = await server.createUser({ role: ROLE.GUEST });
+  const stream = (id: number) => ({ type: 'stream', to: [id], topic: 't', content: 'c' });
+  const [id] = await create(author, [draft({ content: 'kept as it was' })]);
+  const count = async (c: Client) => (await c.get('/drafts')).body.count;
+  const startAuthor = await count(author);
+  const startFriend = await count(friend);
+  const cases: [Client, number][] = [
+    [author, 999999],
+    [author, archived],
+    [author, foreign],
+    [friend, plans], // private, and friend is not subscribed
+    [guest, lobby], // public, but guests read only their subscriptions
+  ];
+  for (const [c, channelId] of cases) {
+    const res = await c.post('/drafts', { drafts: [draft(), stream(channelId)] });
+    assert.equal(res.status, 400, `channel ${channelId}`);
+    assert.deepEqual(res.body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+  }
+  const edit = await author.patch(`/drafts/${id}`, { draft: stream(999999) });
+  assert.deepEqual(edit.body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+  assert.equal(((await author.get('/drafts')).body.drafts as any[]).find((d) => d.id === id).content, 'kept as it was');
+  assert.equal(await count(author), startAuthor);
+  assert.equal(await count(friend), startFriend);
+  assert.equal((await guest.get('/drafts')).body.count, 0);
+  // Public channels need no subscription for others than guests; private ones need one.
+  assert.equal((await friend.post('/drafts', { drafts: [stream(lobby)] })).status, 200);
+  assert.equal((await author.post('/drafts', { drafts: [stream(plans)] })).status, 200);
+});
+
 test('PATCH and DELETE: own drafts only; 404 otherwise', async () => {
   const [id] = await create(author, [draft({ content: 'first version' })]);
-  const edited = await author.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [4], topic: 'moved', content: 'second version', timestamp: 1700000000 } });
+  const edited = await author.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [plans], topic: 'moved', content: 'second version', timestamp: 1700000000 } });
   assert.deepEqual(edited.body, { result: 'success', msg: '' });
   const found = ((await author.get('/drafts')).body.drafts as any[]).find((d) => d.id === id);
-  assert.deepEqual(found, { id, type: 'stream', to: [4], topic: 'moved', content: 'second version', timestamp: 1700000000 });
+  assert.deepEqual(found, { id, type: 'stream', to: [plans], topic: 'moved', content: 'second version', timestamp: 1700000000 });
 
   const notFound = { result: 'error', msg: 'Draft does not exist', code: 'BAD_REQUEST' };
   for (const res of [

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { ROLE, ROLES } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
+import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
 
 let server: TestServer;
 before(async () => {
@@ -75,5 +76,55 @@ test('actions racing a register: no event lost, none counted twice', async () =>
     const viewer = await registerViewer(server, server.owner);
     await Promise.all(acting);
     await expectStateInSync(server, viewer, `round ${round}`);
+  }
+});
+
+test('the same for guests limited to the users they share something with, with and without user_list_incomplete', async () => {
+  const groups = await systemGroupIds(server.svc.db, 1);
+  const setAccess = (group: number) => server.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
+  const guest = await server.createUser({ role: ROLE.GUEST, email: 'limited@example.com', fullName: 'Limited Guest' });
+  const companion = await server.createUser({ role: ROLE.MEMBER, email: 'companion@example.com', fullName: 'The Companion' });
+  await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'guest room' }], principals: [guest.id, companion.id] });
+  // users[0] (the companion, whom the guest sees) stays active; the others are strangers to the guest.
+  const users = [companion, await server.createUser({ email: 'stranger@example.com', fullName: 'The Stranger' })];
+  await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hall' }], principals: [users[1].id] });
+  // What starts or ends a shared channel or conversation with the guest, or the guest's own channels.
+  const target = fc.nat();
+  const sharing: fc.Arbitrary<Action> = fc.oneof(
+    target.map((i) => ({
+      name: `join guest room ${i}`,
+      run: async (all: Client[]) => server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'guest room' }], principals: [pick(all.slice(1), i).id] }),
+    })),
+    target.map((i) => ({
+      name: `leave guest room ${i}`,
+      run: async (all: Client[]) => server.owner.delete('/users/me/subscriptions', { subscriptions: ['guest room'], principals: [pick(all.slice(1), i).id] }),
+    })),
+    target.map((i) => ({
+      name: `direct message from ${i}`,
+      run: async (all: Client[]) => (await server.clientFor(pick(all.slice(1), i).id)).post('/messages', { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello' }),
+    })),
+    fc.constant({ name: 'guest joins hall', run: async () => server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hall' }], principals: [guest.id] }) }),
+    fc.constant({ name: 'guest leaves hall', run: async () => server.owner.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [guest.id] }) }),
+  );
+  await setAccess(groups['role:members']);
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(actionArb(), sharing), { minLength: 1, maxLength: 5 }), async (actions) => {
+        const viewers = [
+          await registerViewer(server, guest),
+          await registerViewer(server, guest, { client_capabilities: { notification_settings_null: true, user_list_incomplete: true } }),
+        ];
+        for (const action of actions) {
+          const result = await action.run(users);
+          if (action.name.startsWith('create')) users.push(result as Client);
+          for (const viewer of viewers) await expectStateInSync(server, viewer, `after ${action.name} (${JSON.stringify(viewer.params)})`);
+          users[0] = await server.clientFor(users[0].id);
+        }
+        for (const viewer of viewers) await viewer.client.delete('/events', { queue_id: viewer.queueId });
+      }),
+      { numRuns: 12 },
+    );
+  } finally {
+    await setAccess(groups['role:everyone']);
   }
 });

@@ -12,6 +12,8 @@ import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../../src/version.ts';
 import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
 import { notificationBot, systemBot, WELCOME_BOT } from '../../src/users/system-bots.ts';
 import { isoDate } from '../../src/users/format.ts';
+import { loadConfig } from '../../src/config.ts';
+import { expectStateInSync, registerViewer } from '../support/state.ts';
 
 const fastTimers = { heartbeatMs: 300, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
 let server: TestServer;
@@ -21,6 +23,12 @@ before(async () => {
   member = await server.createUser({ role: ROLE.MEMBER, fullName: 'Mem Ber' });
 });
 after(() => server.close());
+
+/** Sets the organization's can_access_all_users_group through the API (its events go out). */
+async function setAccess(group: number) {
+  const res = await server.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
 
 async function register(c: Client, params: Record<string, unknown> = {}) {
   const res = await c.post('/register', params);
@@ -133,6 +141,16 @@ test('a client registers, another user acts, the event arrives, is acknowledged 
   assert.deepEqual(again.body.events, []);
 });
 
+test('a failed action publishes nothing: the events of its rolled-back transaction never leave', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const res = await server.owner.patch(`/users/${member.id}`, { full_name: 'Never Applied', new_email: 'not an address' });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.msg, 'Invalid new email address.');
+  const events = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true });
+  assert.deepEqual(events.body.events, []);
+  assert.notEqual((await member.get(`/users/${member.id}`)).body.user.full_name, 'Never Applied');
+});
+
 test('the long-poll is held until an event arrives', async () => {
   const state = await register(member, { event_types: ['realm_user'] });
   const poll = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
@@ -165,6 +183,26 @@ test('a new poll on a queue completes the one already parked', async () => {
   assert.deepEqual(firstRes.body.events, []);
   await server.owner.patch(`/users/${member.id}`, { full_name: 'Second Poll' });
   assert.equal((await second).body.events[0].person.full_name, 'Second Poll');
+});
+
+test('the timers: a heartbeat after 45 to 55 idle seconds, collection after 10 minutes, both configurable', () => {
+  const { events } = loadConfig({}, {});
+  assert.deepEqual([events.heartbeatMs, events.heartbeatJitterMs, events.queueTimeoutMs], [45_000, 10_000, 600_000]);
+  const env = { EVENT_HEARTBEAT_MS: '100', EVENT_HEARTBEAT_JITTER_MS: '0', EVENT_QUEUE_TIMEOUT_MS: '200', EVENT_QUEUE_GC_INTERVAL_MS: '50' };
+  assert.deepEqual(loadConfig({}, env).events, { heartbeatMs: 100, heartbeatJitterMs: 0, queueTimeoutMs: 200, gcIntervalMs: 50 });
+});
+
+test('deleting a queue answers the poll parked on it; the next poll is BAD_EVENT_QUEUE_ID', async () => {
+  const state = await register(member, { event_types: ['realm_user'] });
+  const poll = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+  await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  assert.deepEqual((await member.delete('/events', { queue_id: state.queue_id })).body, { result: 'success', msg: '' });
+  const ended = await poll;
+  assert.ok(Date.now() - started < fastTimers.heartbeatMs, 'answered at once, not by its heartbeat');
+  assert.deepEqual(ended.body, { result: 'success', msg: '', events: [] });
+  const after = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true });
+  assert.equal(after.body.code, 'BAD_EVENT_QUEUE_ID');
 });
 
 test('bad queue ids: unknown, another user\'s, deleted', async () => {
@@ -215,6 +253,8 @@ test('GET /events parameter errors', async () => {
   assert.equal(pruned.body.msg, 'An event newer than -1 has already been pruned!');
   const future = await member.get('/events', { queue_id: state.queue_id, last_event_id: 5, dont_block: true });
   assert.equal(future.body.msg, 'Event 5 was not in this queue');
+  const kept = await member.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
+  assert.deepEqual(kept.body.events.map((e: any) => e.person.full_name), ['Event One'], 'the refused poll pruned nothing');
 });
 
 test('register parameter rules', async () => {
@@ -286,15 +326,21 @@ test('an idle queue is collected; a parked one is not', async () => {
   const short = await startTestServer({ events: { heartbeatMs: 2_000, heartbeatJitterMs: 0, queueTimeoutMs: 150, gcIntervalMs: 30 } });
   try {
     const idle = await short.owner.post('/register', { event_types: ['realm_user'] });
+    const longer = await short.owner.post('/register', { event_types: ['realm_user'], queue_lifespan_secs: 1 });
     const busy = await short.owner.post('/register', { event_types: ['realm_user'] });
     const parked = short.owner.get('/events', { queue_id: busy.body.queue_id, last_event_id: -1 });
     await new Promise((r) => setTimeout(r, 400));
     const gone = await short.owner.get('/events', { queue_id: idle.body.queue_id, last_event_id: -1, dont_block: true });
     assert.equal(gone.status, 400);
     assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID');
+    const kept = await short.owner.get('/events', { queue_id: longer.body.queue_id, last_event_id: -1, dont_block: true });
+    assert.equal(kept.status, 200, 'queue_lifespan_secs outlives the default');
     await short.createUser();
     const res = await parked;
     assert.equal(res.body.events[0].op, 'add', 'the parked queue lived and got its event');
+    await new Promise((r) => setTimeout(r, 1_200));
+    const expired = await short.owner.get('/events', { queue_id: longer.body.queue_id, last_event_id: -1, dont_block: true });
+    assert.equal(expired.body.code, 'BAD_EVENT_QUEUE_ID', 'and is collected once it runs out');
   } finally {
     await short.close();
   }
@@ -314,9 +360,13 @@ test('queues survive a graceful restart', async () => {
     assert.deepEqual(res.body.events.map((e: any) => e.type), ['realm_user', 'restart']);
     assert.equal(res.body.events[0].person.full_name, 'Before Restart');
     assert.equal(res.body.events[1].svc_feature_level, SVC_FEATURE_LEVEL);
+    assert.equal(res.body.events[1].svc_version, SVC_VERSION);
+    const fresh = await owner.post('/register', { fetch_event_types: ['realm'], event_types: ['heartbeat'] });
+    assert.equal(res.body.events[1].server_generation, fresh.body.server_generation, 'the generation register reports');
     await second.createUser({ fullName: 'After Restart', email: 'after@example.com' });
     const later = await owner.get('/events', { queue_id: state.body.queue_id, last_event_id: res.body.events[1].id, dont_block: true });
     assert.equal(later.body.events[0].person.full_name, 'After Restart');
+    assert.deepEqual(later.body.events.map((e: any) => e.type), ['realm_user'], 'the restored queue keeps its event_types');
   } finally {
     await first.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -352,5 +402,70 @@ test('a limited guest sees, and hears about, only the users it shares a channel 
   } finally {
     await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
     server.svc.credentials.clear();
+  }
+});
+
+test('a limited guest: users it stops seeing are "Unknown user"; a newcomer it may not see arrives as one (not at all with user_list_incomplete); a departure is told as group removals', async () => {
+  const groups = await systemGroupIds(server.svc.db, 1);
+  const guest = await server.createUser({ role: ROLE.GUEST, fullName: 'Blind Guest', email: 'blindguest@example.com' });
+  const before = await register(guest, { event_types: ['realm_user'] });
+  await setAccess(groups['role:members']);
+  try {
+    const removed = (await guest.get('/events', { queue_id: before.queue_id, last_event_id: -1, dont_block: true })).body.events;
+    assert.ok(removed.some((e: any) => e.person.user_id === member.id));
+    for (const e of removed) assert.deepEqual([e.op, e.person.full_name], ['remove', 'Unknown user'], 'no real name for a user one stops seeing');
+
+    const incomplete = { client_capabilities: { notification_settings_null: true, user_list_incomplete: true } };
+    const legacy = await registerViewer(server, guest, { event_types: ['realm_user', 'user_group'], fetch_event_types: ['realm_user', 'realm_user_groups'] });
+    const partial = await registerViewer(server, guest, { ...incomplete, event_types: ['realm_user', 'user_group'], fetch_event_types: ['realm_user', 'realm_user_groups'] });
+    const created = await server.owner.post('/users', { email: 'hidden@example.com', password: 'secret123', full_name: 'Hidden Newcomer' });
+    const newId = created.body.user_id;
+    const heard = async (viewer: typeof legacy) =>
+      (await guest.get('/events', { queue_id: viewer.queueId, last_event_id: viewer.lastEventId, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_user');
+    const placeholder = await heard(legacy);
+    assert.equal(placeholder.length, 1);
+    assert.deepEqual(
+      [placeholder[0].op, placeholder[0].person.user_id, placeholder[0].person.full_name, placeholder[0].person.is_active],
+      ['add', newId, 'Unknown user', true],
+    );
+    assert.ok(!JSON.stringify(placeholder).includes('Hidden Newcomer') && !JSON.stringify(placeholder).includes('hidden@example.com'));
+    assert.deepEqual(await heard(partial), [], 'user_list_incomplete: nothing about a newcomer it may not see');
+    for (const v of [legacy, partial]) await expectStateInSync(server, v, 'after a hidden newcomer');
+
+    assert.equal((await server.owner.delete(`/users/${newId}`)).status, 200);
+    const departure = (await guest.get('/events', { queue_id: legacy.queueId, last_event_id: legacy.lastEventId, dont_block: true })).body.events;
+    assert.ok(departure.length > 0 && departure.every((e: any) => e.type === 'user_group' && e.op === 'remove_members' && e.user_ids[0] === newId));
+    assert.ok(departure.some((e: any) => e.group_id === groups['role:members']));
+    for (const v of [legacy, partial]) await expectStateInSync(server, v, 'after its deactivation');
+    const fresh = await register(guest, { fetch_event_types: ['realm_user'] });
+    assert.ok(fresh.realm_users.some((u: any) => u.user_id === newId), 'an "Unknown user" reads as active: nothing about them shows');
+    assert.ok(!fresh.realm_non_active_users.some((u: any) => u.user_id === newId));
+
+    assert.equal((await server.owner.post(`/users/${newId}/reactivate`)).status, 200);
+    for (const v of [legacy, partial]) await expectStateInSync(server, v, 'after its reactivation');
+  } finally {
+    await setAccess(groups['role:everyone']);
+  }
+});
+
+test('a limited guest promoted to member hears of the users it now sees; made a guest again, it loses them', async () => {
+  const groups = await systemGroupIds(server.svc.db, 1);
+  const guest = await server.createUser({ role: ROLE.GUEST, fullName: 'Rising Guest', email: 'risingguest@example.com' });
+  await setAccess(groups['role:members']);
+  try {
+    const incomplete = { client_capabilities: { notification_settings_null: true, user_list_incomplete: true } };
+    for (const [role, label] of [
+      [ROLE.MEMBER, 'promoted'],
+      [ROLE.GUEST, 'made a guest again'],
+    ] as const) {
+      const viewers = [await registerViewer(server, guest), await registerViewer(server, guest, incomplete)];
+      assert.equal((await server.owner.patch(`/users/${guest.id}`, { role })).status, 200);
+      const events = (await guest.get('/events', { queue_id: viewers[0].queueId, last_event_id: -1, dont_block: true })).body.events;
+      const about = events.filter((e: any) => e.type === 'realm_user' && e.person.user_id === member.id);
+      assert.deepEqual(about.map((e: any) => [e.op, e.person.full_name === 'Unknown user']), [[role === ROLE.MEMBER ? 'add' : 'remove', role !== ROLE.MEMBER]], label);
+      for (const v of viewers) await expectStateInSync(server, v, `${label} (${JSON.stringify(v.params)})`);
+    }
+  } finally {
+    await setAccess(groups['role:everyone']);
   }
 });

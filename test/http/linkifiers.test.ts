@@ -336,3 +336,29 @@ test('organizations do not share linkifiers', async () => {
   assert.deepEqual(await topicLinksFor(server.svc.db, 1, '#5'), [{ text: '#5', url: 'https://ours.example/5' }]);
   assert.deepEqual(await topicLinksFor(server.svc.db, outsider.realmId, '#5'), [{ text: '#5', url: 'https://theirs.example/5' }]);
 });
+
+test('messages sent through the API: linkified content, topic_links in GET /messages and in message events', async () => {
+  await clear();
+  await add('#(?P<id>[0-9]+)', 'https://trac.example.com/ticket/{id}');
+  const success = (res: { status: number; body: any }) => {
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+  success(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Tickets' }], principals: [admin.id, member.id] }));
+  const queue = success(await member.post('/register', { event_types: ['message'], apply_markdown: true })).queue_id;
+  const id = success(await admin.post('/messages', { type: 'stream', to: 'Tickets', topic: 'fix #12', content: 'see #34' })).id;
+  const links = [{ text: '#12', url: 'https://trac.example.com/ticket/12' }];
+  const [fetched] = success(await member.get('/messages', { anchor: id, num_before: 0, num_after: 0 })).messages;
+  assert.deepEqual(fetched.topic_links, links);
+  assert.equal(fetched.content, '<p>see <a href="https://trac.example.com/ticket/34">#34</a></p>');
+  const [event] = success(await member.get('/events', { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === 'message');
+  assert.deepEqual(event.message.topic_links, links);
+  assert.equal(event.message.content, fetched.content);
+  // Direct messages have no topic and no topic links.
+  const dm = success(await admin.post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content: '#56' })).id;
+  const direct = success(await member.get(`/messages/${dm}`)).message;
+  assert.deepEqual(direct.topic_links, []);
+  assert.equal(direct.content, '<p><a href="https://trac.example.com/ticket/56">#56</a></p>');
+  await member.delete('/events', { queue_id: queue });
+  await clear();
+});

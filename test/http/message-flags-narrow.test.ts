@@ -238,6 +238,10 @@ test('mark_stream_as_read and mark_topic_as_read', async () => {
   assert.deepEqual(missing.body, { result: 'error', msg: "No such topic 'gamma'", code: 'BAD_REQUEST' });
   assert.equal((await alice.post('/mark_topic_as_read', { stream_id: lisbon })).body.code, 'REQUEST_VARIABLE_MISSING');
   assert.equal((await alice.post('/mark_topic_as_read', { stream_id: '"x"', topic_name: 'alpha' })).body.msg, 'stream_id is not an integer');
+  // Ids no row can have and topics with NUL: refused plainly, not a 500.
+  assert.equal((await alice.post('/mark_topic_as_read', { stream_id: 99_999_999_999, topic_name: 'alpha' })).body.msg, 'Invalid channel ID');
+  assert.equal((await alice.post('/mark_stream_as_read', { stream_id: 99_999_999_999 })).body.msg, 'Invalid channel ID');
+  assert.equal((await alice.post('/mark_topic_as_read', { stream_id: lisbon, topic_name: 'al\u0000pha' })).body.msg, 'Invalid character in topic, at position 3!');
 
   // Topics match without regard to case; other channels keep theirs.
   assert.deepEqual((await alice.post('/mark_topic_as_read', { stream_id: lisbon, topic_name: 'ALPHA' })).body, { result: 'success', msg: '' });

@@ -220,7 +220,8 @@ test('narrows: flags, content, ids', async () => {
   assert.deepEqual(await idsOf(alice, [['is', 'mentioned']]), pick('d2', 'd4'));
   assert.deepEqual(await idsOf(alice, [['is', 'alerted']]), pick('d2', 'd4'));
   assert.deepEqual(await idsOf(bob, [['is', 'resolved']]), pick('d3'));
-  assert.deepEqual(await idsOf(bob, [['has', 'link']]), pick('d1', 's1'));
+  // A channel link is a link too (the reference counts every <a>): Notification Bot's "subscribed you to #**Vault**".
+  assert.deepEqual(await idsOf(bob, [['has', 'link']]), pick('d1', 's1', 'joinedVault'));
   assert.deepEqual(await idsOf(bob, [['has', 'image']]), pick('s1'));
   assert.deepEqual(await idsOf(bob, [['has', 'attachment']]), []);
   await server.svc.db.insertInto('reactions').values({ realm_id: 1, message_id: ids.d2, user_id: alice.id, emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' }).execute();
@@ -306,4 +307,30 @@ test('leaving a private channel ends access to its messages, copies or not', asy
   assert.equal((await carol.get(`/messages/${sent.body.id}`)).status, 200);
   await carol.delete('/users/me/subscriptions', { subscriptions: ['Leaving'] });
   assert.equal((await carol.get(`/messages/${sent.body.id}`)).body.msg, 'Invalid message(s)');
+});
+
+test('ids no row can have and operands with NUL: found nowhere, refused plainly, never a 500', async () => {
+  const huge = 99_999_999_999;
+  const window = { anchor: 'newest', num_before: 5, num_after: 0 };
+  const some = await alice.get('/messages', window);
+  assert.ok(some.body.messages.length > 0);
+  const byIds = await alice.get('/messages', { message_ids: [huge, some.body.messages[0].id] });
+  assert.equal(byIds.status, 200, JSON.stringify(byIds.body));
+  assert.deepEqual(byIds.body.messages.map((m: any) => m.id), [some.body.messages[0].id]);
+  assert.deepEqual((await alice.get('/messages', { ...window, narrow: [['id', String(huge)]] })).body.messages, []);
+  // A `with` that names no message is dropped, as for any message that does not exist.
+  assert.equal((await alice.get('/messages', { ...window, narrow: [['with', String(huge)]] })).body.messages.length, some.body.messages.length);
+  assert.equal((await alice.get('/messages', { ...window, narrow: [{ operator: 'sender', operand: huge }] })).body.msg, `Invalid narrow operator: unknown user ${huge}`);
+  assert.equal((await alice.get('/messages', { ...window, narrow: [['channel', String(huge)]] })).body.code, 'BAD_NARROW');
+  assert.equal((await alice.get('/messages', { ...window, narrow: [{ operator: 'dm', operand: [huge] }] })).body.code, 'BAD_NARROW');
+  for (const narrow of [[['topic', 'a\u0000b']], [{ operator: 'search', operand: 'x\u0000' }], [['sender', 'a\u0000@example.com']]]) {
+    const res = await alice.get('/messages', { ...window, narrow });
+    assert.equal(res.status, 400, JSON.stringify(narrow));
+    assert.equal(res.body.msg, 'Invalid narrow[0]: Value error, operand contains a null byte');
+  }
+  assert.deepEqual((await alice.get('/messages/matches_narrow', { msg_ids: [huge], narrow: [] })).body.messages, {});
+  // A path id beyond any row's range names no resource, as a path id that is not a number.
+  for (const path of [`/messages/${huge}`, `/messages/${huge}/history`]) assert.equal((await alice.get(path)).status, 404, path);
+  assert.equal((await alice.patch(`/messages/${huge}`, { content: 'x' })).status, 404);
+  assert.equal((await alice.delete(`/messages/${huge}`)).status, 404);
 });

@@ -277,3 +277,25 @@ test('a refused send stores nothing', async () => {
   const after = await admin.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
   assert.deepEqual(after.body.messages.map((m: any) => m.id), before.body.messages.map((m: any) => m.id));
 });
+
+test('ids no row can have and text with NUL name nothing: 400, not 500, and nothing stored', async () => {
+  const before = (await admin.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 })).body.messages[0].id;
+  const huge = '99999999999';
+  assert.deepEqual((await send(alice, { type: 'stream', to: huge, topic: 't', content: 'x' })).body, {
+    result: 'error',
+    msg: `Channel with ID '${huge}' does not exist`,
+    code: 'STREAM_DOES_NOT_EXIST',
+    stream_id: Number(huge),
+  });
+  assert.equal((await send(alice, { type: 'stream', to: 'Den\u0000mark', topic: 't', content: 'x' })).body.code, 'STREAM_DOES_NOT_EXIST');
+  for (const [to, msg] of [
+    [`[${huge}]`, `Invalid user ID ${huge}`],
+    ['[-1]', 'Invalid user ID -1'],
+    ['bob\u0000@example.com', "Invalid email 'bob\u0000@example.com'"],
+  ]) {
+    const res = await send(alice, { type: 'direct', to, content: 'x' });
+    assert.equal(res.status, 400, to);
+    assert.equal(res.body.msg, msg);
+  }
+  assert.equal((await admin.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 })).body.messages[0].id, before);
+});

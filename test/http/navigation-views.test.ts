@@ -132,3 +132,20 @@ test('events reach the user\'s own clients and keep register state in sync', asy
   ]);
   assert.deepEqual(await eventsOf(other, otherQueue), []);
 });
+
+test('concurrent requests for one fragment or one name: one is made, the others are told it exists', async () => {
+  const c = await server.createUser();
+  const same = await Promise.all(Array.from({ length: 5 }, () => c.post('/navigation_views', { fragment: 'narrow/is/dm', is_pinned: true, name: 'DMs' })));
+  const sameName = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => c.post('/navigation_views', { fragment: `narrow/topic/t${i}`, is_pinned: true, name: 'Twin' })),
+  );
+  for (const results of [same, sameName]) {
+    assert.deepEqual(
+      results.map((r) => r.status).sort(),
+      [200, 400, 400, 400, 400],
+      JSON.stringify(results.map((r) => r.body)),
+    );
+    for (const r of results.filter((r) => r.status === 400)) assert.equal(r.body.msg, 'Navigation view already exists.');
+  }
+  assert.deepEqual((await views(c)).map((v: any) => v.name).sort(), ['DMs', 'Twin']);
+});

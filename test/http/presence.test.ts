@@ -249,6 +249,10 @@ test('register: legacy by email, modern by id (slim_presence or simplified event
   await age(c.id, 3 * 24 * 3600);
   assert.equal(c.email! in (await register(watcher, { fetch_event_types: ['presence'] })).presences, true);
   assert.equal(c.email! in (await register(watcher, { fetch_event_types: ['presence'], presence_history_limit_days: 2 })).presences, false);
+  // Without the parameter, 14 days of history (spec "Limits").
+  await age(c.id, 11 * 24 * 3600 + 3600);
+  assert.equal(c.email! in (await register(watcher, { fetch_event_types: ['presence'] })).presences, false);
+  assert.equal(c.email! in (await register(watcher, { fetch_event_types: ['presence'], presence_history_limit_days: 15 })).presences, true);
 
   await setRealm('settings', { enable_spectator_access: true });
   try {

@@ -130,3 +130,12 @@ test('a registration is stored, reported by a push_device event and in register;
   // Others' registrations are not theirs.
   assert.deepEqual((await other.post('/register', { fetch_event_types: ['push_device'] })).body.push_devices, {});
 });
+
+test('concurrent requests for one registration: every one succeeds, one is stored and announced', async () => {
+  const c = await server.createUser();
+  const queue = (await c.post('/register', { event_types: ['push_device'] })).body.queue_id;
+  const results = await Promise.all(Array.from({ length: 6 }, () => c.post('/mobile_push/register', registration({ push_account_id: 777 }))));
+  for (const res of results) assert.deepEqual(res.body, { result: 'success', msg: '' });
+  assert.equal((await devices(server, c.id)).length, 1);
+  assert.deepEqual(await eventsOf(c, queue), [{ type: 'push_device', push_account_id: '777', status: 'pending', error_code: null }]);
+});

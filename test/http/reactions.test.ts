@@ -467,3 +467,14 @@ test('reacting is taking part: topics are followed or unmuted for users who aske
   ok(await react(carol, muted, { emoji_name: 'tada' }));
   assert.deepEqual(await onCarol.take(), []);
 });
+
+test('names and codes with NUL name no emoji and no reaction; a refused request changes nothing', async () => {
+  const id = (await alice.post('/messages', { type: 'stream', to: 'Denmark', topic: 'nul', content: 'x' })).body.id;
+  const path = `/messages/${id}/reactions`;
+  assert.deepEqual((await bob.post(path, { emoji_name: 'smile\u0000' })).body, { result: 'error', msg: "Emoji 'smile\u0000' does not exist", code: 'BAD_REQUEST' });
+  assert.equal((await bob.post(path, { emoji_name: 'smile', emoji_code: '1f642\u0000', reaction_type: 'unicode_emoji' })).body.msg, 'Invalid emoji code.');
+  assert.equal((await bob.post(path, { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode\u0000' })).body.msg, 'Invalid emoji type.');
+  const removed = await bob.delete(path, { emoji_code: '1f642\u0000' });
+  assert.equal(removed.body.code, 'REACTION_DOES_NOT_EXIST');
+  assert.deepEqual((await bob.get(`/messages/${id}`)).body.message.reactions, []);
+});

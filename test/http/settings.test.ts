@@ -6,6 +6,7 @@ import { startTestServer, type Client, type TestServer } from '../support/server
 import { ROLE, type Role } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { USER_SETTINGS, USER_SETTING_NAMES } from '../../src/users/settings.ts';
+import { createUserAsOperator } from '../../src/users/actions.ts';
 
 let server: TestServer;
 let member: Client;
@@ -173,6 +174,21 @@ test('unknown parameters are reported as ignored; the legacy paths are aliases',
   const s = await userSettingsOf(c);
   assert.deepEqual([s.enter_sends, s.color_scheme, s.enable_sounds], [true, 3, false]);
   assert.equal((await server.anonymous.patch('/settings', { enter_sends: true })).status, 401);
+});
+
+test('bots may not change settings (the reference\'s human_users_only); nothing changes', async () => {
+  const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  const bot = await createUserAsOperator(server.svc, realm, { email: 'settings-bot@example.com', fullName: 'Set Bot', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const botClient = await server.clientFor(bot.id);
+  for (const path of ['/settings', '/settings/display', '/settings/notifications']) {
+    const res = await botClient.patch(path, { full_name: 'Renamed Bot', enter_sends: true, timezone: 'Europe/Paris' });
+    assert.equal(res.status, 400, path);
+    assert.deepEqual(res.body, { result: 'error', msg: 'This endpoint does not accept bot requests.', code: 'BAD_REQUEST' });
+  }
+  const row = await server.svc.db.selectFrom('users').select(['full_name', 'settings', 'timezone']).where('id', '=', bot.id).executeTakeFirstOrThrow();
+  assert.equal(row.full_name, 'Set Bot');
+  assert.equal(row.settings.enter_sends, undefined);
+  assert.notEqual(row.timezone, 'Europe/Paris');
 });
 
 test('events: user_settings to the user only, with the legacy event for older clients', async () => {

@@ -259,3 +259,10 @@ test('channels with more than 100 receiving subscribers get no typing notificati
   const [again] = await heard([bob], () => typing(alice, { type: 'stream', op: 'start', stream_id: crowdId, topic: 't' }));
   assert.equal(again.length, 1);
 });
+
+test('ids no row can have are unknown users and channels, not a 500', async () => {
+  const huge = 99_999_999_999;
+  assert.equal((await alice.post('/typing', { op: 'start', to: JSON.stringify([huge]) })).body.msg, `Invalid user ID ${huge}`);
+  assert.equal((await alice.post('/typing', { op: 'start', type: 'stream', stream_id: huge, topic: 't' })).body.msg, 'Invalid channel ID');
+  assert.equal((await alice.post(`/messages/${huge}/typing`, { op: 'start' })).status, 404);
+});

@@ -228,3 +228,33 @@ test('mentions: deactivated groups render silent; can_mention_group decides who 
   // System groups are nobody's to mention.
   assert.equal(await mayMentionGroup(server.svc.db, await asUser(owner), sys['role:members']), false);
 });
+
+test('mentions in messages sent through the API: can_mention_group is enforced, deactivated groups notify nobody', async () => {
+  ok(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'Group mentions' }], principals: [owner.id, member.id, other.id, moderator.id] }));
+  await create(member, { name: 'Mentionable', members: [other.id] });
+  const closed = await create(member, { name: 'Restricted', members: [other.id], can_mention_group: { direct_members: [moderator.id], direct_subgroups: [] } });
+  const gone = await create(member, { name: 'Retired', members: [other.id] });
+  ok(await member.post(`/user_groups/${gone}/deactivate`));
+  const send = (c: Client, content: string) => c.post('/messages', { type: 'stream', to: 'Group mentions', topic: 'mentions', content });
+  const flagsOf = async (id: number) => ok(await other.get(`/messages/${id}`)).message.flags;
+  const countMessages = async () => Number((await server.svc.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+  const before = await countMessages();
+  refused(await send(member, 'hey @*Restricted*'), "You are not allowed to mention user group 'Restricted'.");
+  refused(await send(owner, 'hey @*Mentionable* and @*Restricted*'), "You are not allowed to mention user group 'Restricted'.");
+  assert.equal(await countMessages(), before, 'a refused message is not stored');
+
+  const allowed = ok(await send(moderator, 'hey @*Restricted*')).id;
+  assert.ok((await flagsOf(allowed)).includes('mentioned'));
+  const openly = ok(await send(member, 'hey @*Mentionable*')).id;
+  assert.ok((await flagsOf(openly)).includes('mentioned'));
+  // A silent mention notifies nobody, so anyone may write it.
+  const silent = ok(await send(member, 'hey @_*Restricted*')).id;
+  assert.ok(!(await flagsOf(silent)).includes('mentioned'));
+  const retired = ok(await send(member, 'hey @*Retired*'));
+  assert.ok(!(await flagsOf(retired.id)).includes('mentioned'));
+  assert.match(ok(await other.get(`/messages/${retired.id}`)).message.content, new RegExp(`<span class="user-group-mention silent" data-user-group-id="${gone}">Retired</span>`));
+  ok(await member.patch(`/user_groups/${gone}`, { deactivated: false }));
+  const back = ok(await send(member, 'hey @*Retired*')).id;
+  assert.ok((await flagsOf(back)).includes('mentioned'), 'a reactivated group can be mentioned again');
+});

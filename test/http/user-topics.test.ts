@@ -264,3 +264,15 @@ test('register stays in sync: settings, renames, and sends that follow topics au
   ok(await setPolicy(frank, publicId, '', 2));
   await check('after changes');
 });
+
+test('a channel id no row can have is an invalid channel; a topic with NUL an invalid character', async () => {
+  const huge = 99_999_999_999;
+  assert.equal((await alice.post('/user_topics', { stream_id: huge, topic: 't', visibility_policy: 1 })).body.msg, 'Invalid channel ID');
+  assert.equal((await alice.patch('/users/me/subscriptions/muted_topics', { stream_id: huge, topic: 't', op: 'add' })).body.msg, 'Invalid channel ID');
+  const nul = await alice.post('/user_topics', { stream_id: publicId, topic: 'a\u0000b', visibility_policy: 1 });
+  assert.deepEqual(nul.body, { result: 'error', msg: 'Invalid character in topic, at position 2!', code: 'BAD_REQUEST' });
+  assert.equal((await alice.patch('/users/me/subscriptions/muted_topics', { stream: 'a\u0000', topic: 't', op: 'add' })).status, 400);
+  assert.equal((await alice.get(`/users/me/${huge}/topics`)).status, 404);
+  const state = await alice.post('/register', { fetch_event_types: ['user_topic'] });
+  assert.ok(!state.body.user_topics.some((t: any) => t.topic_name.includes('\u0000')));
+});

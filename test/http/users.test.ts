@@ -144,6 +144,42 @@ test('POST /users: administrators with can_create_users', async () => {
   }
 });
 
+test('POST /users: requests racing for one address create one account; the others are told the address is in use', async () => {
+  const params = { email: 'racer@example.com', password: 'secret123', full_name: 'Race Runner' };
+  const answers = await Promise.all(Array.from({ length: 4 }, () => server.owner.post('/users', params)));
+  const created = answers.filter((r) => r.status === 200);
+  assert.equal(created.length, 1, JSON.stringify(answers.map((r) => r.body)));
+  for (const r of answers.filter((a) => a.status !== 200)) {
+    assert.equal(r.status, 400);
+    assert.equal(r.body.msg, 'Email is already in use.');
+  }
+  const members = (await server.owner.get('/users')).body.members.filter((u: { delivery_email?: string; email: string }) => (u.delivery_email ?? u.email) === 'racer@example.com');
+  assert.equal(members.length, 1);
+});
+
+test('POST /users: the organization decides which addresses it admits (digest 1.17)', async () => {
+  const count = async () => (await server.owner.get('/users')).body.members.length;
+  const before = await count();
+  const disposable = await server.owner.post('/users', { email: 'throwaway@mailinator.com', password: 'secret123', full_name: 'Throw Away' });
+  assert.equal(disposable.status, 400);
+  assert.deepEqual(disposable.body, { result: 'error', msg: 'Disposable email addresses are not allowed in this organization', code: 'BAD_REQUEST' });
+  assert.equal((await server.owner.patch('/realm', { emails_restricted_to_domains: true })).status, 200);
+  try {
+    const outside = await server.owner.post('/users', { email: 'outside@example.com', password: 'secret123', full_name: 'Out Side' });
+    assert.equal(outside.status, 400);
+    assert.equal(outside.body.msg, "Email 'outside@example.com' not allowed in this organization");
+    const plus = await server.owner.post('/users', { email: 'some+tag@example.com', password: 'secret123', full_name: 'Plus Tag' });
+    assert.equal(plus.body.msg, 'Email addresses containing + are not allowed.');
+  } finally {
+    await server.owner.patch('/realm', { emails_restricted_to_domains: false, disallow_disposable_email_addresses: false });
+  }
+  assert.equal(await count(), before, 'nothing was created');
+  // An organization that admits disposable addresses takes them.
+  const allowed = await server.owner.post('/users', { email: 'throwaway@mailinator.com', password: 'secret123', full_name: 'Throw Away' });
+  assert.equal(allowed.status, 200);
+  await server.owner.patch('/realm', { disallow_disposable_email_addresses: true });
+});
+
 test('PATCH /users/{id}: administrators only; full_name rules', async () => {
   const target = await server.createUser({ fullName: 'Tar Get' });
   const byMember = await member.patch(`/users/${target.id}`, { full_name: 'Nope Nope' });
@@ -224,6 +260,8 @@ test('a failed request changes nothing', async () => {
 test('deactivation and reactivation', async () => {
   const target = await server.createUser();
   assert.deepEqual((await member.delete(`/users/${target.id}`)).body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
+  // Not even oneself: leaving is DELETE /users/me.
+  assert.deepEqual((await member.delete(`/users/${member.id}`)).body, { result: 'error', msg: 'Insufficient permission', code: 'BAD_REQUEST' });
   assert.equal((await admin.delete(`/users/${server.owner.id}`)).body.msg, 'Must be an organization owner');
   assert.equal((await server.owner.delete(`/users/${server.owner.id}`)).body.msg, 'Cannot deactivate the only organization owner');
   assert.equal((await admin.delete(`/users/${target.id}`)).status, 200);
@@ -271,6 +309,11 @@ test('GET /avatar redirects to the avatar', async () => {
   const anonymous = await server.anonymous.get(`/avatar/${admin.id}`);
   assert.equal(anonymous.status, 401);
   assert.equal(anonymous.body.code, 'UNAUTHORIZED');
+  // HEAD is answered wherever GET is.
+  const head = await member.request('HEAD', `/avatar/${admin.id}`);
+  assert.equal(head.status, 302);
+  assert.equal(head.headers.location, res.headers.location);
+  assert.equal((await member.request('HEAD', `/avatar/${admin.id}/medium`)).status, 302);
 });
 
 test('the owner account from bootstrap can create users and change emails', async () => {

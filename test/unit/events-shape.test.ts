@@ -205,4 +205,15 @@ test('queue ids increase; acknowledging prunes, with Zulip\'s checks', () => {
   assert.throws(() => q.acknowledge(0), /An event newer than 0 has already been pruned!/);
   q.push({ type: 'x' });
   assert.throws(() => q.acknowledge(7), /Event 7 was not in this queue/);
+  assert.deepEqual(q.events.map((e) => e.id), [2, 3], 'a refused acknowledgement prunes nothing');
+  q.acknowledge(2);
+  assert.deepEqual(q.events.map((e) => e.id), [3]);
+});
+
+test('user_list_incomplete: no "Unknown user" placeholder for a newcomer the viewer may not see', () => {
+  const n = notice({ type: 'realm_user', op: 'add', person: { user_id: 3, full_name: 'Unknown user' } }, { hidden: { inaccessible_user: true } });
+  assert.deepEqual(shapeFor(queue({ caps: ['user_list_incomplete'] }), n), []);
+  assert.deepEqual(shapeFor(queue(), n), [{ type: 'realm_user', op: 'add', person: { user_id: 3, full_name: 'Unknown user' } }]);
+  const seen = notice({ type: 'realm_user', op: 'add', person: { user_id: 4, full_name: 'Known' } });
+  assert.equal(shapeFor(queue({ caps: ['user_list_incomplete'] }), seen).length, 1);
 });

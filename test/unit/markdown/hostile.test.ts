@@ -26,10 +26,17 @@ const context: RenderContext = {
     { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'javascript:alert({id})' },
     { id: 2, pattern: 'T(?P<id>[0-9]+)', url_template: 'https://tracker.example/{id}' },
     { id: 3, pattern: 'D(?P<id>[a-z]+)', url_template: 'data:text/html,{id}' },
+    // Reserved and fragment expansion keep `:` and `/`: the matched text chooses the scheme.
+    { id: 4, pattern: '!(?P<u>.+)', url_template: '{+u}' },
+    { id: 5, pattern: '~(?P<u>\\S+)', url_template: '{#u}' },
+    { id: 6, pattern: 'Q(?P<u>[a-z]+)', url_template: '{u}:alert(1)' },
   ],
   custom_emoji: [
     { id: 1, name: 'evil', source_url: 'javascript:alert(1)' },
     { id: 2, name: 'quote', source_url: '/user_avatars/1/emoji/"onerror="alert(1).png' },
+    { id: 3, name: 'evil_upper', source_url: 'JaVaScRiPt:alert(1)' },
+    { id: 4, name: 'evil_space', source_url: ' javascript:alert(1)' },
+    { id: 5, name: 'evil_data', source_url: 'data:image/svg+xml,<svg onload=alert(1)>' },
   ],
   server_url: 'http://chat.example',
   image_proxy: null,
@@ -85,6 +92,13 @@ export const HOSTILE: string[] = [
   '#**javascript:alert(1)**',
   ':evil: :quote: :"onerror=alert(1):',
   'see #123 and T42 and Dabc',
+  '!javascript:alert(1) !JAVASCRIPT:alert(1) ! javascript:alert(1) !data:text/html,x ~javascript:alert(1) Qjavascript',
+  ':evil_upper: :evil_space: :evil_data:',
+  '```quote\n```spoiler h\n<script>alert(1)</script>\n```\n```',
+  '```quote\n```spoiler h\n',
+  '```quote\n```python\n</code></pre></div><script>alert(1)</script>\n```\n```',
+  '````quote\n```quote\n```spoiler\n```math\n\\href{javascript:alert(1)}{x}',
+  '```spoiler\n```quote\n> ```spoiler x\n',
   '| <script> | `|` |\n|---|---|\n| <img src=x onerror=alert(1)> | x |',
   '&lt;script&gt;alert(1)&lt;/script&gt;',
   '&#x3C;script&#x3E;alert(1)&#x3C;/script&#x3E;',
@@ -133,6 +147,21 @@ test('script-like links render as text', () => {
   );
 });
 
+test('linkifiers, custom emoji and nested fences stay safe', () => {
+  assert.equal(renderSync('!javascript:alert(1)', context).html, '<p>!javascript:alert(1)</p>');
+  assert.equal(renderSync('!https://ok.example/x', context).html, '<p><a href="https://ok.example/x">!https://ok.example/x</a></p>');
+  assert.equal(renderSync(':evil_upper: :evil_data:', context).html, '<p>:evil_upper: :evil_data:</p>');
+  // A spoiler or code block that ends a quote fence is not wrapped in a paragraph.
+  assert.equal(
+    renderSync('```quote\n```spoiler h\nx\n```\n```', context).html,
+    '<blockquote>\n<div class="spoiler-block"><div class="spoiler-header">\n<p>h</p>\n</div><div class="spoiler-content" aria-hidden="true">\n<p>x</p>\n</div></div>\n</blockquote>',
+  );
+  assert.equal(
+    renderSync('````quote\n```\nx\n```\n````', context).html,
+    '<blockquote>\n<div class="codehilite"><pre><span></span><code>x\n</code></pre></div>\n</blockquote>',
+  );
+});
+
 test('the checker itself catches unsafe markup', () => {
   assert.notDeepEqual(checkHtml('<p onclick="x">a</p>'), []);
   assert.notDeepEqual(checkHtml('<a href="javascript:alert(1)">a</a>'), []);
@@ -140,12 +169,14 @@ test('the checker itself catches unsafe markup', () => {
   assert.notDeepEqual(checkHtml('<p><em>a</p></em>'), []);
   assert.notDeepEqual(checkHtml('<div>'), []);
   assert.notDeepEqual(checkHtml('<script>x</script>'), []);
+  assert.notDeepEqual(checkHtml('<p><div>x</div></p>'), [], 'a block inside a paragraph');
   assert.deepEqual(checkHtml('<p>a<br>\nb <img src="/x.png"></p>'), []);
 });
 
 test('random input never yields unsafe markup', () => {
   const alphabet = ['<', '>', '"', "'", '&', '[', ']', '(', ')', '`', '*', '~', '$', ':', '@', '#', '\n', ' ', 'a',
-    'javascript:', 'http://x.co/', 'script', 'onerror=', '|', '-', '>', '```', '$$', '**', '\\', '#**', '@**'];
+    'javascript:', 'http://x.co/', 'script', 'onerror=', '|', '-', '>', '```', '$$', '**', '\\', '#**', '@**',
+    '```quote\n', '```spoiler h\n', '```math\n', '```python\n', '```\n', '> ', '* ', '    '];
   let seed = 7;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
   for (let i = 0; i < 300; i++) {

@@ -8,6 +8,8 @@ const FORBIDDEN_TAGS = new Set([
   'frame', 'frameset', 'applet', 'template', 'noscript', 'title', 'xmp', 'plaintext', 'foreignobject', 'animate',
   'set', 'svg:script', 'audio', 'source', 'select', 'option', 'marquee', 'body', 'html', 'head',
 ]);
+// Block elements a browser would not keep inside a paragraph (it would close the <p> early).
+const BLOCK = new Set(['p', 'div', 'blockquote', 'ul', 'ol', 'li', 'table', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr']);
 const URL_ATTRS = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'data', 'poster', 'background']);
 
 function decodeEntities(s: string): string {
@@ -58,6 +60,7 @@ export function checkHtml(html: string): string[] {
         }
         if (attr === 'style' && /expression\(|javascript:|url\(/i.test(value)) problems.push(`unsafe style: ${value}`);
       }
+      if (stack.includes('p') && BLOCK.has(name)) problems.push(`<${name}> inside <p>`);
       if (!VOID.has(name)) stack.push(name);
     }
     i = lt + m[0].length;
