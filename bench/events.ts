@@ -132,15 +132,18 @@ try {
 
   const users = await inBatches(USERS, 20, async (i) => {
     const email = `u${i}@bench.example`;
-    await call('POST', '/users', owner, { email, password: 'bench-password', full_name: `Bench User ${i}` });
+    const created = await call('POST', '/users', owner, { email, password: 'bench-password', full_name: `Bench User ${i}` });
+    if (created.status !== 200) throw new Error(`POST /users: ${JSON.stringify(created.body)}`);
     const key = await call('POST', '/fetch_api_key', null, { username: email, password: 'bench-password' });
-    return basic(email, key.body.api_key);
+    return { auth: basic(email, key.body.api_key), id: created.body.user_id as number };
   });
+  // The action of every round: renaming a user everyone sees.
+  const renamed = users[0].id;
   await new Promise((r) => setTimeout(r, 500));
   const rssBefore = rssMiB(child.pid!);
 
   const queues = await inBatches(QUEUES, 200, async (i) => {
-    const auth = users[i % users.length];
+    const auth = users[i % users.length].auth;
     const res = await call('POST', '/register', auth, { event_types: ['realm_user'], fetch_event_types: [] });
     return { auth, id: res.body.queue_id as string, last: res.body.last_event_id as number };
   });
@@ -164,7 +167,8 @@ try {
     parkTimes.push(performance.now() - parkStart - 300);
     if (round === 0) rssParked = rssMiB(child.pid!);
     t0 = performance.now();
-    await call('PATCH', '/users/2', owner, { full_name: `Renamed ${round}` });
+    const action = await call('PATCH', `/users/${renamed}`, owner, { full_name: `Renamed ${round}` });
+    if (action.status !== 200) throw new Error(`PATCH /users: ${JSON.stringify(action.body)}`);
     latencies.push(...(await Promise.all(arrivals)));
   }
   latencies.sort((a, b) => a - b);

@@ -170,7 +170,8 @@ try {
   }
   // The caller received every one of them: their own history is a million messages long.
   await sql`insert into user_messages (realm_id, user_id, message_id, flags)
-            select ${realm.id}::integer, ${sender.id}::integer, id, 1 from messages where channel_id = ${channels.history}::integer`.execute(db);
+            select ${realm.id}::integer, ${sender.id}::integer, id, 1 from messages where channel_id = ${channels.history}::integer
+            on conflict do nothing`.execute(db);
   await sql`analyze`.execute(db);
   const fillSeconds = (performance.now() - fillStart) / 1000;
   const total = Number((await sql<{ n: number }>`select count(*)::integer as n from messages`.execute(db)).rows[0].n);
@@ -200,11 +201,13 @@ try {
         where m.channel_id = ${channels.history} and m.id < ${anchors[k++ % anchors.length]} order by m.id desc limit 100`.execute(db),
   );
   k = 0;
-  const sqlHistory = await timeIt(() =>
-    sql`select m.*, um.flags, u.full_name, u.email from user_messages um
+  // The bound on both ids lets either index start at the anchor (PostgreSQL does not carry ranges across joins).
+  const sqlHistory = await timeIt(() => {
+    const anchor = anchors[k++ % anchors.length];
+    return sql`select m.*, um.flags, u.full_name, u.email from user_messages um
         join messages m on m.id = um.message_id join users u on u.id = m.sender_id
-        where um.user_id = ${sender.id} and um.message_id < ${anchors[k++ % anchors.length]} order by um.message_id desc limit 100`.execute(db),
-  );
+        where um.user_id = ${sender.id} and um.message_id < ${anchor} and m.id < ${anchor} order by um.message_id desc limit 100`.execute(db);
+  });
 
   const row = (name: string, api: number[], bare: number[]) =>
     `${name.padEnd(36)} p50 ${ms(quantile(api, 0.5)).padStart(10)}  p99 ${ms(quantile(api, 0.99)).padStart(10)}   bare SQL p50 ${ms(quantile(bare, 0.5)).padStart(9)}   ratio ${(quantile(api, 0.5) / quantile(bare, 0.5)).toFixed(1)}x`;

@@ -35,7 +35,8 @@ import {
   holdsRealmPermission,
   type ChannelViewer,
 } from './access.ts';
-import { accessChannel, channelAudience, channelDoesNotExist, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
+import { accessChannel, channelAudience, channelDoesNotExist, channelSettingsIn, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
+import { settingValuesNaming } from '../user_groups/queries.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { CHANNEL_PERMISSIONS, formatChannels, pickColor } from './format.ts';
 import { HEX_COLOR, checkChannelDescription, checkChannelName, type TopicsPolicy } from './validation.ts';
@@ -803,6 +804,21 @@ export async function announceSubscriberActivity(tx: Tx, emit: Emit, realm: Real
     active ? 'peer_add' : 'peer_remove',
     rows.map((channel) => ({ channel, userIds: [user.id] })),
   );
+}
+
+/**
+ * After a user is deactivated or reactivated: the channel settings whose anonymous value names
+ * them directly list them no longer, or again; those who may see each channel hear the new value.
+ */
+export async function announceChannelSettingMembers(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  const values = await settingValuesNaming(tx, realm.id, user.id);
+  const uses = await channelSettingsIn(tx, realm.id, new Set(values), { includeArchived: true });
+  if (uses.length === 0) return;
+  const formatted = await formatChannels(tx, realm, uses.map((u) => u.channel));
+  for (const { channel, settings } of uses) {
+    const audience = await channelAudience(tx, realm, channel);
+    for (const setting of settings) await emitChannelUpdate(tx, emit, realm, channel, setting, formatted.get(channel.id)![setting], {}, audience);
+  }
 }
 
 /** After a role change: channels the user can newly see, or no longer see. */

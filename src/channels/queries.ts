@@ -8,6 +8,7 @@ import { ROLE } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { CHANNEL_PERMISSIONS } from './format.ts';
+import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
@@ -116,15 +117,30 @@ export function visibleTo(viewer: ChannelViewer, channels: Channel[]): Channel[]
   return channels.filter((c) => hasMetadataAccess(viewer, c));
 }
 
+/** Channels whose permission settings use one of these groups, with those settings. */
+export async function channelSettingsIn(
+  db: Executor,
+  realmId: number,
+  groupIds: ReadonlySet<number>,
+  opts: { includeArchived: boolean },
+): Promise<{ channel: Channel; settings: ChannelPermission[] }[]> {
+  if (groupIds.size === 0) return [];
+  const ids = [...groupIds];
+  const channels = await db
+    .selectFrom('channels')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .$if(!opts.includeArchived, (q) => q.where('is_archived', '=', false))
+    .where((eb) => eb.or(CHANNEL_PERMISSIONS.map((p) => eb(`${p}_id`, 'in', ids))))
+    .orderBy('id')
+    .execute();
+  return channels.map((channel) => ({ channel, settings: CHANNEL_PERMISSIONS.filter((p) => groupIds.has(channel[`${p}_id`])) }));
+}
+
 /** Live channels whose permission settings use one of these groups (user groups ask before deactivating). */
 export async function channelsUsingGroups(db: Executor, realm: Realm, groupIds: ReadonlySet<number>) {
-  const channels = await db.selectFrom('channels').selectAll().where('realm_id', '=', realm.id).where('is_archived', '=', false).orderBy('id').execute();
-  const uses: { type: 'channel'; channel_id: number; settings: string[] }[] = [];
-  for (const c of channels) {
-    const settings = CHANNEL_PERMISSIONS.filter((p) => groupIds.has(c[`${p}_id`]));
-    if (settings.length > 0) uses.push({ type: 'channel', channel_id: c.id, settings });
-  }
-  return uses;
+  const uses = await channelSettingsIn(db, realm.id, groupIds, { includeArchived: false });
+  return uses.map(({ channel, settings }) => ({ type: 'channel' as const, channel_id: channel.id, settings: settings as string[] }));
 }
 
 /** Users who share a channel with `user` (as subscribers): they may see each other. */

@@ -7,10 +7,11 @@ import type { Message } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { unsupportedCombination } from '../http/params.ts';
 import { formatMessages, type ApiMessage } from './format.ts';
-import { buildSearch, canSee, searchFrom, type Search, type Searcher } from './search.ts';
+import { buildSearch, canSee, idRange, searchFrom, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from './flags.ts';
 import { intArray } from './state-support.ts';
+import { djangoEscape } from '../markdown/util.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 /** The anchor `first_unread` resolves to when nothing is unread: past every message. */
@@ -81,9 +82,9 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   const anchor =
     anchorParam === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === 'oldest' ? 0 : anchorParam === 'first_unread' ? await firstUnread(db, search) : anchorParam;
   // One row more than asked on each side tells whether the end was reached.
-  const before = await rows(db, search, sql`m.id < ${anchor}::bigint`, 'desc', numBefore + 1);
-  const after = await rows(db, search, sql`m.id > ${anchor}::bigint`, 'asc', numAfter + 1);
-  const atAnchor = req.include_anchor ? await rows(db, search, sql`m.id = ${anchor}::bigint`, 'asc', 1) : [];
+  const before = await rows(db, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
+  const after = await rows(db, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
+  const atAnchor = req.include_anchor ? await rows(db, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
   const window = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
   return {
     messages: await present(db, s, window, req, search),
@@ -122,13 +123,24 @@ async function highlight(db: Executor, ids: number[], text: string): Promise<Map
   if (ids.length === 0) return out;
   // Option values with spaces are quoted, and quotes inside them doubled.
   const options = 'HighlightAll=TRUE, StartSel="<span class=""highlight"">", StopSel="</span>"';
+  // A topic is plain text: marked with characters no topic holds, escaped, then highlighted.
+  const topicOptions = `HighlightAll=TRUE, StartSel=${TOPIC_MARK_START}, StopSel=${TOPIC_MARK_STOP}`;
   const result = await sql<{ id: number; match_content: string; match_subject: string }>`
     select id,
       ts_headline('english', rendered_content, websearch_to_tsquery('english', ${text}), ${options}) as match_content,
-      ts_headline('english', topic, websearch_to_tsquery('english', ${text}), ${options}) as match_subject
+      ts_headline('english', topic, websearch_to_tsquery('english', ${text}), ${topicOptions}) as match_subject
     from messages where id in (${sql.join(ids)})`.execute(db);
-  for (const r of result.rows) out.set(r.id, { match_content: r.match_content, match_subject: r.match_subject });
+  for (const r of result.rows) out.set(r.id, { match_content: r.match_content, match_subject: topicHtml(r.match_subject) });
   return out;
+}
+
+// Topics refuse control characters, so these never come from one.
+const TOPIC_MARK_START = '\u0001';
+const TOPIC_MARK_STOP = '\u0002';
+
+/** A topic as HTML (the reference's escape), with the highlight marks made spans. */
+function topicHtml(marked: string): string {
+  return djangoEscape(marked).replaceAll(TOPIC_MARK_START, '<span class="highlight">').replaceAll(TOPIC_MARK_STOP, '</span>');
 }
 
 /** GET /messages/{id}: one message the viewer may read, with its raw Markdown. */
@@ -156,7 +168,7 @@ export async function matchesNarrow(db: Executor, s: Searcher, ids: number[], na
   const highlights = search.text !== undefined ? await highlight(db, found.map((r) => r.id), search.text) : new Map();
   const messages: Record<string, { match_content: string; match_subject: string }> = {};
   for (const r of found) {
-    messages[String(r.id)] = highlights.get(r.id) ?? { match_content: r.rendered_content, match_subject: r.topic };
+    messages[String(r.id)] = highlights.get(r.id) ?? { match_content: r.rendered_content, match_subject: topicHtml(r.topic) };
   }
   return { messages };
 }

@@ -17,7 +17,7 @@ import { badRequest } from '../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
 import { EDITABLE_FLAGS, FLAG_BITS, type FlagName } from './flags.ts';
-import { buildSearch, canSee, searchFrom, type Search, type Searcher } from './search.ts';
+import { buildSearch, canSee, idRange, searchFrom, type Search, type Searcher } from './search.ts';
 import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, parseAnchor } from './fetch.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { topicParameter } from './validation.ts';
@@ -171,9 +171,9 @@ export async function updateFlagsForNarrow(svc: Services, realm: Realm, user: Us
     const anchor =
       anchorParam === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === 'oldest' ? 0 : anchorParam === 'first_unread' ? await firstUnread(tx, search) : anchorParam;
     // One row more than asked on each side tells whether the end was reached.
-    const before = await windowIds(tx, search, sql`m.id < ${anchor}::bigint`, 'desc', numBefore + 1);
-    const after = await windowIds(tx, search, sql`m.id > ${anchor}::bigint`, 'asc', numAfter + 1);
-    const atAnchor = req.include_anchor ? await windowIds(tx, search, sql`m.id = ${anchor}::bigint`, 'asc', 1) : [];
+    const before = await windowIds(tx, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
+    const after = await windowIds(tx, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
+    const atAnchor = req.include_anchor ? await windowIds(tx, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
     const processed = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
     const result = await changeFlags(tx, emit, realm, user, processed, change);
     return {

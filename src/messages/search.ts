@@ -212,6 +212,15 @@ function isCondition(operand: string, viewerId: number | null): RawBuilder<unkno
 }
 
 /** The FROM and WHERE of a search, for the queries in fetch.ts to complete. */
+/**
+ * A range on the message id, as `(id) => sql`${id} < ${anchor}``. Where copies are
+ * joined, both ids get it: PostgreSQL carries equalities across a join, not ranges,
+ * and without it one index scan starts at the far end of a long history.
+ */
+export function idRange(search: Search, cond: (id: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<unknown> {
+  return search.historyChannels === undefined ? sql`${cond(sql`m.id`)} and ${cond(sql`um.message_id`)}` : cond(sql`m.id`);
+}
+
 export function searchFrom(search: Search): RawBuilder<unknown> {
   const where = search.conditions.length > 0 ? sql` and ${sql.join(search.conditions, sql` and `)}` : sql``;
   if (search.historyChannels === undefined) {

@@ -26,7 +26,9 @@ import {
   storeGroupSettingValue,
   systemGroupIds,
   type GroupSettingChange,
+  type GroupSettingValue,
 } from '../user_groups/group-setting.ts';
+import { settingValuesNaming } from '../user_groups/queries.ts';
 import { REALM_PERMISSION_SETTINGS, rulesOf, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { syncSystemGroupMembership } from '../user_groups/system-group-actions.ts';
 import { isFullMember } from '../user_groups/system-groups.ts';
@@ -99,7 +101,8 @@ export async function updateRealmSettings(svc: Services, realm: Realm, actor: Us
       if (await settingValueEquals(tx, current.id, currentId, change.new)) continue;
       groupIds[setting] = await storeGroupSettingValue(tx, current.id, change.new, setting, rulesOf(REALM_PERMISSION_SETTINGS[setting]));
       await dropIfAnonymous(tx, currentId);
-      updateDict(setting, { [setting]: await groupSettingValue(tx, groupIds[setting]) });
+      const value = await groupSettingValue(tx, groupIds[setting]);
+      changed(setting, value, groupSettingEvent(setting, value));
     }
 
     for (const key of CHANNEL_SETTINGS) {
@@ -126,6 +129,26 @@ export async function updateRealmSettings(svc: Services, realm: Realm, actor: Us
     await announceUserAccessChange(tx, emit, current, updated);
     return answer;
   });
+}
+
+/** A permission setting's new value, as every active user hears it. */
+function groupSettingEvent(setting: RealmPermission, value: GroupSettingValue): ServerEvent {
+  return { type: 'realm', op: 'update_dict', property: 'default', data: { [setting]: value } };
+}
+
+/**
+ * After a user is deactivated or reactivated: the permission settings whose anonymous value
+ * names them directly list them no longer, or again; every active user hears the new value.
+ */
+export async function announceRealmSettingMembers(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  const values = new Set(await settingValuesNaming(tx, realm.id, user.id));
+  if (values.size === 0) return;
+  // The row as it is now (the request's copy may be a cached one).
+  const { group_settings } = await tx.selectFrom('realms').select('group_settings').where('id', '=', realm.id).executeTakeFirstOrThrow();
+  const settings = (Object.keys(REALM_PERMISSION_SETTINGS) as RealmPermission[]).filter((s) => values.has(group_settings[s]));
+  if (settings.length === 0) return;
+  const everyone = await activeUserIds(tx, realm.id);
+  for (const s of settings) emit(realm.id, groupSettingEvent(s, await groupSettingValue(tx, group_settings[s])), everyone);
 }
 
 /** A channel the organization has and the administrator may see, not archived ("Invalid channel ID" otherwise). */

@@ -24,7 +24,7 @@ import { GROUP_PERMISSION_SETTINGS, rulesOf, type GroupPermission } from './perm
 import { GROUP_SETTING_NAMES, directMemberIds, directSubgroupIds, groupNameTaken, recursiveSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
 import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from './access.ts';
 import { groupUseObjections } from './objections.ts';
-import { ACTIVE_ONLY, formatGroups } from './format.ts';
+import { formatGroups } from './format.ts';
 import { groupEventSender, type GroupEventSender } from './events.ts';
 import { membershipNotices } from './notices.ts';
 import { listUsers } from '../users/queries.ts';
@@ -145,12 +145,12 @@ export async function updateGroup(svc: Services, realm: Realm, actor: User, grou
       if (change === undefined) continue;
       const column = settingColumn(setting);
       const current = group[column]!;
-      if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old, ACTIVE_ONLY))) throw expectationMismatch();
-      if (await settingValueEquals(tx, realm.id, current, change.new, ACTIVE_ONLY)) continue;
+      if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old))) throw expectationMismatch();
+      if (await settingValueEquals(tx, realm.id, current, change.new)) continue;
       const stored = await storeGroupSettingValue(tx, realm.id, change.new, setting, rulesOf(GROUP_PERMISSION_SETTINGS[setting]));
       group = await updateRow(tx, group.id, { [column]: stored });
       await dropIfAnonymous(tx, current);
-      send(group, { op: 'update', group_id: group.id, data: { [setting]: await groupSettingValue(tx, stored, ACTIVE_ONLY) } });
+      send(group, { op: 'update', group_id: group.id, data: { [setting]: await groupSettingValue(tx, stored) } });
     }
   });
 }

@@ -17,7 +17,6 @@ import { groupSettingValue, type GroupSettingValue } from './group-setting.ts';
 import type { GroupPermission } from './permission-settings.ts';
 import type { MembershipChanges } from './system-group-actions.ts';
 import { directMembershipsOf, settingColumn, type UserGroupRow } from './queries.ts';
-import { ACTIVE_ONLY } from './format.ts';
 
 export type GroupEventSender = (
   group: Pick<UserGroupRow, 'id' | 'deactivated'>,
@@ -62,7 +61,7 @@ export async function announceMemberships(db: Executor, emit: Emit, user: Pick<U
   for (const group of named) send(group, { op, group_id: group.id, user_ids: [user.id] });
   for (const { group, settings } of settingHolders) {
     const data: Partial<Record<GroupPermission, GroupSettingValue>> = {};
-    for (const s of settings) data[s] = await groupSettingValue(db, group[settingColumn(s)]!, ACTIVE_ONLY);
+    for (const s of settings) data[s] = await groupSettingValue(db, group[settingColumn(s)]!);
     send(group, { op: 'update', group_id: group.id, data });
   }
 }

@@ -2,7 +2,7 @@
 // realm_user_groups, user_group/add events).
 
 import type { Executor } from '../db/schema.ts';
-import { groupSettingValues, type GroupSettingValue, type ValueForm } from './group-setting.ts';
+import { groupSettingValues, type GroupSettingValue } from './group-setting.ts';
 import type { GroupPermission } from './permission-settings.ts';
 import { GROUP_SETTING_NAMES, directMemberIds, directSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
 
@@ -18,14 +18,11 @@ export type ApiUserGroup = {
   deactivated: boolean;
 } & Record<GroupPermission, GroupSettingValue>;
 
-/** Group settings name active users only (feature level 303): deactivated users belong to no group. */
-export const ACTIVE_ONLY: ValueForm = { activeMembersOnly: true };
-
 /** API objects for these group rows, in id order. */
 export async function formatGroups(db: Executor, groups: UserGroupRow[]): Promise<ApiUserGroup[]> {
   const ids = groups.map((g) => g.id);
   const settingIds = groups.flatMap((g) => GROUP_SETTING_NAMES.map((s) => g[settingColumn(s)]).filter((id): id is number => id !== null));
-  const [members, subgroups, values] = await Promise.all([directMemberIds(db, ids), directSubgroupIds(db, ids), groupSettingValues(db, settingIds, ACTIVE_ONLY)]);
+  const [members, subgroups, values] = await Promise.all([directMemberIds(db, ids), directSubgroupIds(db, ids), groupSettingValues(db, settingIds)]);
   return [...groups]
     .sort((a, b) => a.id - b.id)
     .map((g) => {

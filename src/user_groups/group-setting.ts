@@ -71,21 +71,16 @@ export async function systemGroupIds(db: Executor, realmId: number): Promise<Rec
 }
 
 /**
- * Deactivated users belong to no group (feature level 303): `activeMembersOnly`
- * leaves them out of `direct_members`. User groups use that form; channels and the
- * organization still list them until their register sections follow deactivations.
+ * The API form of the value a setting's group holds. Deactivated users belong to no group
+ * (feature level 303): `direct_members` names active users only, in every setting (user groups,
+ * channels, the organization); the stored value keeps them, for a reactivation.
  */
-export interface ValueForm {
-  activeMembersOnly?: boolean;
-}
-
-/** The API form of the value a setting's group holds. */
-export async function groupSettingValue(db: Executor, groupId: number, form: ValueForm = {}): Promise<GroupSettingValue> {
-  return (await groupSettingValues(db, [groupId], form)).get(groupId)!;
+export async function groupSettingValue(db: Executor, groupId: number): Promise<GroupSettingValue> {
+  return (await groupSettingValues(db, [groupId])).get(groupId)!;
 }
 
 /** The API form of many settings at once (one query each for names, members, subgroups). */
-export async function groupSettingValues(db: Executor, groupIds: number[], form: ValueForm = {}): Promise<Map<number, GroupSettingValue>> {
+export async function groupSettingValues(db: Executor, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
   const result = new Map<number, GroupSettingValue>();
   if (groupIds.length === 0) return result;
   const ids = [...new Set(groupIds)];
@@ -99,7 +94,7 @@ export async function groupSettingValues(db: Executor, groupIds: number[], form:
         .innerJoin('users as u', 'u.id', 'm.user_id')
         .select(['m.group_id', 'm.user_id'])
         .where('m.group_id', 'in', anonymous)
-        .$if(form.activeMembersOnly === true, (q) => q.where('u.is_active', '=', true))
+        .where('u.is_active', '=', true)
         .orderBy('m.user_id')
         .execute(),
       db
@@ -257,26 +252,22 @@ export async function dropIfAnonymous(tx: Executor, groupId: number): Promise<vo
 }
 
 /** Whether `expected` (an API value) denotes the same thing the setting holds now. */
-export async function settingValueEquals(
-  db: Executor,
-  realmId: number,
-  currentGroupId: number,
-  expected: GroupSettingValue,
-  form: ValueForm = {},
-): Promise<boolean> {
-  const current = await groupSettingValue(db, currentGroupId, form);
+export async function settingValueEquals(db: Executor, realmId: number, currentGroupId: number, expected: GroupSettingValue): Promise<boolean> {
+  const current = await groupSettingValue(db, currentGroupId);
   let n: Normalized;
   try {
     n = await normalize(db, realmId, expected, true);
   } catch {
     return false;
   }
-  if ('groupId' in n) return current === n.groupId;
-  if (typeof current === 'number') return false;
-  return (
-    JSON.stringify(current.direct_members) === JSON.stringify(n.members) &&
-    JSON.stringify(current.direct_subgroups) === JSON.stringify(n.subgroups)
-  );
+  // The current value as clients see it, reduced the same way: a set whose users were all
+  // deactivated may now name one group, or nobody.
+  let c: Normalized;
+  if (typeof current === 'number') c = { groupId: current };
+  else if (current.direct_members.length > 0 || current.direct_subgroups.length > 1) c = { members: current.direct_members, subgroups: current.direct_subgroups };
+  else c = { groupId: current.direct_subgroups[0] ?? (await systemGroupIds(db, realmId))['role:nobody'] };
+  if ('groupId' in n || 'groupId' in c) return 'groupId' in n && 'groupId' in c && c.groupId === n.groupId;
+  return JSON.stringify(c) === JSON.stringify(n);
 }
 
 export function expectationMismatch(): ApiError {

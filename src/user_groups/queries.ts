@@ -97,11 +97,8 @@ export async function isDirectMember(db: Executor, groupId: number, userId: numb
   return (await directMemberIds(db, [groupId])).get(groupId)!.includes(userId);
 }
 
-/**
- * The named groups a user is a direct member of, and the named groups whose
- * permission settings hold an anonymous value naming the user directly.
- */
-export async function directMembershipsOf(db: Executor, realmId: number, userId: number) {
+/** The groups a user is a direct member of: named ones, and anonymous setting values naming them. */
+async function directGroupsOf(db: Executor, realmId: number, userId: number) {
   const rows = await db
     .selectFrom('user_group_members as m')
     .innerJoin('user_groups as g', 'g.id', 'm.group_id')
@@ -110,8 +107,23 @@ export async function directMembershipsOf(db: Executor, realmId: number, userId:
     .where('g.realm_id', '=', realmId)
     .orderBy('g.id')
     .execute();
-  const named = rows.filter((r) => r.name !== null);
-  const anonymous = rows.filter((r) => r.name === null).map((r) => r.id);
+  return { named: rows.filter((r) => r.name !== null), anonymous: rows.filter((r) => r.name === null).map((r) => r.id) };
+}
+
+/**
+ * The anonymous setting values (of groups, channels or the organization) that name the user
+ * directly: the settings whose value changes when the user is deactivated or reactivated.
+ */
+export async function settingValuesNaming(db: Executor, realmId: number, userId: number): Promise<number[]> {
+  return (await directGroupsOf(db, realmId, userId)).anonymous;
+}
+
+/**
+ * The named groups a user is a direct member of, and the named groups whose
+ * permission settings hold an anonymous value naming the user directly.
+ */
+export async function directMembershipsOf(db: Executor, realmId: number, userId: number) {
+  const { named, anonymous } = await directGroupsOf(db, realmId, userId);
   const settingHolders = anonymous.length === 0 ? [] : await groupsWithSettingIn(db, realmId, anonymous);
   return { named, settingHolders };
 }

@@ -17,7 +17,14 @@ import { syncSystemGroupMembership } from '../user_groups/system-group-actions.t
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
 import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
-import { addSubscriptions, announceChannelVisibility, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/actions.ts';
+import {
+  addSubscriptions,
+  announceChannelSettingMembers,
+  announceChannelVisibility,
+  announceSubscriberActivity,
+  subscribeToDefaultChannels,
+} from '../channels/actions.ts';
+import { announceRealmSettingMembers } from '../realm/settings-actions.ts';
 import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
 import { applyProfileData } from '../custom_profile_fields/actions.ts';
@@ -309,6 +316,9 @@ async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active:
   // Deactivated users leave every group (clients drop them; those who cannot see the user are
   // told); reactivated, they are back in them.
   await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(tx, realm, target));
+  // Channel and organization settings naming the user change for everyone who knows them.
+  await announceChannelSettingMembers(tx, emit, realm, target);
+  await announceRealmSettingMembers(tx, emit, realm, target);
   await announceSubscriberActivity(tx, emit, realm, target, active);
   if (!active) for (const h of lifecycleHooks) await h.deactivated?.(tx, emit, realm, target);
 }

@@ -334,3 +334,15 @@ test('ids no row can have and operands with NUL: found nowhere, refused plainly,
   assert.equal((await alice.patch(`/messages/${huge}`, { content: 'x' })).status, 404);
   assert.equal((await alice.delete(`/messages/${huge}`)).status, 404);
 });
+
+test('match_subject is HTML: the topic escaped, search words highlighted', async () => {
+  const res = await alice.post('/messages', { type: 'stream', to: 'Sweden', topic: '<b>Moose</b> & "antlers"', content: 'a moose crossing' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const id = res.body.id as number;
+  const found = await get(bob, { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([['search', 'moose']]) });
+  const m = found.body.messages.find((x: any) => x.id === id);
+  assert.equal(m.match_subject, '&lt;b&gt;<span class="highlight">Moose</span>&lt;/b&gt; &amp; &quot;antlers&quot;');
+  assert.match(m.match_content, /<span class="highlight">moose<\/span>/);
+  const plain = await bob.get('/messages/matches_narrow', { msg_ids: JSON.stringify([id]), narrow: JSON.stringify([['channel', 'Sweden']]) });
+  assert.equal(plain.body.messages[String(id)].match_subject, '&lt;b&gt;Moose&lt;/b&gt; &amp; &quot;antlers&quot;');
+});
