@@ -4,25 +4,32 @@
 import { sql } from 'kysely';
 import type { ReferenceResolver } from '../rendering/index.ts';
 import type { TopicLatestMessage } from '../markdown/index.ts';
+import { channelViewer, hasContentAccess } from './access.ts';
 
 /**
  * The channels a text links to, by exact name and not archived (as the reference's
- * get_stream_name_info), and for topic links the topic's latest message (`/with/<id>`).
+ * get_stream_name_info), and for topic links the topic's latest message (`/with/<id>`)
+ * where the author may read the channel: a message id is not told to outsiders.
  */
-export const resolveChannelLinks: ReferenceResolver = async (db, realm, refs) => {
+export const resolveChannelLinks: ReferenceResolver = async (db, realm, refs, author) => {
   if (refs.channel_names.length === 0) return {};
-  const channels = await db
+  const rows = await db
     .selectFrom('channels')
-    .select(['id', 'name'])
+    .selectAll()
     .where('realm_id', '=', realm.id)
     .where('name', 'in', refs.channel_names)
     .where('is_archived', '=', false)
     .orderBy('id')
     .execute();
-  const idByName = new Map(channels.map((c) => [c.name, c.id]));
+  const channels = rows.map((c) => ({ id: c.id, name: c.name }));
+  // Texts without an author (descriptions) are read by anyone who sees them: public channels only.
+  // The server's own bots write to those who may read what they link.
+  const viewer = author && !author.is_system_bot ? await channelViewer(db, realm, author) : null;
+  const readable = rows.filter((c) => (viewer ? hasContentAccess(viewer, c) : author?.is_system_bot === true || !c.invite_only));
+  const idByName = new Map(readable.map((c) => [c.name, c.id]));
   const wanted = refs.topics.filter((t) => idByName.has(t.channel_name));
   if (wanted.length === 0) return { channels };
-  const rows = await db
+  const latestRows = await db
     .selectFrom('messages')
     .select(['channel_id', sql<string>`lower(topic)`.as('topic_key'), sql<number>`max(id)`.as('latest')])
     .where('realm_id', '=', realm.id)
@@ -30,7 +37,7 @@ export const resolveChannelLinks: ReferenceResolver = async (db, realm, refs) =>
     .where(sql<string>`lower(topic)`, 'in', [...new Set(wanted.map((t) => t.topic.toLowerCase()))])
     .groupBy(['channel_id', sql`lower(topic)`])
     .execute();
-  const latest = new Map(rows.map((r) => [`${r.channel_id}\n${r.topic_key}`, Number(r.latest)]));
+  const latest = new Map(latestRows.map((r) => [`${r.channel_id}\n${r.topic_key}`, Number(r.latest)]));
   const topics: TopicLatestMessage[] = [];
   for (const t of wanted) {
     const channel_id = idByName.get(t.channel_name)!;

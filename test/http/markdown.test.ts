@@ -135,3 +135,17 @@ test('mentions resolve only to users their author may see (can_access_all_users_
     assert.equal((await server.owner.patch('/realm', { can_access_all_users_group: { new: sys('role:everyone') } })).status, 200);
   }
 });
+
+test("a topic link names the topic's latest message only to authors who may read the channel", async () => {
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Secret plans' }], invite_only: true });
+  const secret = await channelId('Secret plans');
+  const latest = await send(admin, 'the plan', 'heist', 'Secret plans');
+  const bare = `/#narrow/channel/${secret}-Secret-plans/topic/heist`;
+  // Alice cannot read the channel: the link goes to the topic, with no message id.
+  const fromAlice = await send(alice, '#**Secret plans>heist**');
+  assert.equal(await html(fromAlice), `<p><a class="stream-topic" data-stream-id="${secret}" href="${bare}">#Secret plans &gt; heist</a></p>`);
+  // A subscriber's link points at the latest message.
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }] });
+  const fromAdmin = await send(admin, '#**Secret plans>heist**');
+  assert.equal(await html(fromAdmin), `<p><a class="stream-topic" data-stream-id="${secret}" href="${bare}/with/${latest}">#Secret plans &gt; heist</a></p>`);
+});

@@ -4,11 +4,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { renderSync } from '../../../src/markdown/render.ts';
 import type { RenderContext } from '../../../src/markdown/types.ts';
 
-const FIXTURE = new URL('../../../../shared/reference/markdown-cases.json', import.meta.url);
+// The reference fixture lives beside the checkout (../shared); a copy travels with the
+// repository, so that a checkout anywhere else (CI) runs the same cases.
+const SHARED_FIXTURE = new URL('../../../../shared/reference/markdown-cases.json', import.meta.url);
+const FIXTURE_COPY = new URL('./markdown-cases.json', import.meta.url);
+const FIXTURE = existsSync(SHARED_FIXTURE) ? SHARED_FIXTURE : FIXTURE_COPY;
 const BASELINE = new URL('./conformance-baseline.json', import.meta.url);
 
 interface RegularCase {
@@ -79,4 +83,8 @@ test('markdown conformance against the reference cases', () => {
   const passing = new Set(r.passed);
   const regressed = baseline.filter((name) => !passing.has(name));
   assert.deepEqual(regressed, [], `cases that used to pass now fail: ${regressed.join(', ')}`);
+});
+
+test("the repository's copy of the reference fixture is the reference's", { skip: !existsSync(SHARED_FIXTURE) && 'no ../shared beside this checkout' }, () => {
+  assert.equal(readFileSync(FIXTURE_COPY, 'utf8'), readFileSync(SHARED_FIXTURE, 'utf8'), 'copy ../shared/reference/markdown-cases.json to test/unit/markdown/');
 });
