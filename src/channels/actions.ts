@@ -31,6 +31,7 @@ import {
   canRemoveSubscribers,
   canSubscribeSelf,
   channelViewer,
+  hasContentAccess,
   hasMetadataAccess,
   holdsRealmPermission,
   type ChannelViewer,
@@ -661,11 +662,14 @@ async function changePrivacy(tx: Tx, emit: Emit, viewer: ChannelViewer, channel:
   if (!inviteOnly) history = true;
   if (webPublic && inviteOnly) throw badRequest('Invalid parameters');
   if (ch.history_public_to_subscribers === false && !inviteOnly) throw badRequest('Invalid parameters');
+  if (inviteOnly && (await isDefault(tx, channel.id))) throw badRequest('A default channel cannot be private.');
+  // As the reference: even administrators must reach a private channel's content to change its
+  // privacy (making it public would publish what they cannot read).
+  if (ch.is_private !== undefined && !hasContentAccess(viewer, channel)) throw badRequest('Invalid channel ID');
   if (webPublic && !channel.is_web_public) {
     if (!settingsOf(realm).enable_spectator_access) throw badRequest('Web-public channels are not enabled.');
     if (!holdsRealmPermission(viewer, 'can_create_web_public_channel_group')) throw insufficientPermission();
   }
-  if (inviteOnly && (await isDefault(tx, channel.id))) throw badRequest('A default channel cannot be private.');
   if (inviteOnly === channel.invite_only && webPublic === channel.is_web_public && history === channel.history_public_to_subscribers) {
     return channel;
   }

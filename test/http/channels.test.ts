@@ -413,6 +413,24 @@ test('PATCH /streams/{id}: name, description, privacy, retention, topics policy'
   assert.deepEqual(res.body, { result: 'error', msg: 'You do not have permission to administer this channel.', code: 'CANNOT_ADMINISTER_CHANNEL' });
 });
 
+test("changing a private channel's privacy needs its content, even for administrators (as the reference)", async () => {
+  const name = fresh('hidden');
+  const id = await create(member, name, { invite_only: true });
+  // The administrator may manage the channel's metadata without being subscribed ...
+  assert.equal((await admin.patch(`/streams/${id}`, { description: 'managed from outside' })).status, 200);
+  // ... but not publish a history they cannot read, nor restate its privacy.
+  for (const is_private of [false, true]) {
+    const res = await admin.patch(`/streams/${id}`, { is_private });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.msg, 'Invalid channel ID');
+  }
+  assert.equal((await member.get(`/streams/${id}`)).body.stream.invite_only, true, 'nothing changed');
+  // Subscribed, they may.
+  assert.equal((await admin.post('/users/me/subscriptions', { subscriptions: [{ name }] })).status, 200);
+  assert.equal((await admin.patch(`/streams/${id}`, { is_private: false })).status, 200);
+  assert.equal((await member.get(`/streams/${id}`)).body.stream.invite_only, false);
+});
+
 test('topics_policy needs can_set_topics_policy_group (members by default, as the reference)', async () => {
   const id = await create(member, fresh('policy'), { topics_policy: 'disable_empty_topic' });
   assert.equal((await member.get(`/streams/${id}`)).body.stream.topics_policy, 'disable_empty_topic');
