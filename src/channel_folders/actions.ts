@@ -88,20 +88,19 @@ export async function updateFolder(
   await transact(svc, async (tx, emit) => {
     const folder = await tx.selectFrom('channel_folders').selectAll().where('realm_id', '=', realm.id).where('id', '=', folderId).executeTakeFirst();
     if (!folder) throw badRequest('Invalid channel folder ID');
-    const data: Record<string, unknown> = {};
     const changes: Partial<ChannelFolder> = {};
     if (p.name !== undefined) {
       const name = checkName(p.name);
       if (name !== folder.name) {
         await checkUnique(tx, realm.id, name, folder.id);
-        changes.name = data.name = name;
+        changes.name = name;
       }
     }
     if (p.description !== undefined) {
       const description = checkDescription(p.description);
       if (description !== folder.description) {
-        changes.description = data.description = description;
-        changes.rendered_description = data.rendered_description = await renderHtml(svc, realm, description, tx);
+        changes.description = description;
+        changes.rendered_description = await renderHtml(svc, realm, description, tx);
       }
     }
     if (p.is_archived !== undefined && p.is_archived !== folder.is_archived) {
@@ -109,11 +108,11 @@ export async function updateFolder(
         const inUse = await tx.selectFrom('channels').select('id').where('folder_id', '=', folder.id).where('is_archived', '=', false).executeTakeFirst();
         if (inUse) throw badRequest('You need to remove all the channels from this folder to archive it.');
       }
-      changes.is_archived = data.is_archived = p.is_archived;
+      changes.is_archived = p.is_archived;
     }
     if (Object.keys(changes).length === 0) return;
     await tx.updateTable('channel_folders').set(changes).where('id', '=', folder.id).execute();
-    await emitToAll(tx, emit, realm, { op: 'update', channel_folder_id: folder.id, data });
+    await emitToAll(tx, emit, realm, { op: 'update', channel_folder_id: folder.id, data: changes });
   });
 }
 

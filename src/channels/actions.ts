@@ -36,7 +36,7 @@ import {
   holdsRealmPermission,
   type ChannelViewer,
 } from './access.ts';
-import { accessChannel, channelAudience, channelDoesNotExist, channelSettingsIn, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
+import { accessChannel, accessChannelByName, channelAudience, channelDoesNotExist, channelSettingsIn, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
 import { settingValuesNaming } from '../user_groups/queries.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { CHANNEL_PERMISSIONS, formatChannels, pickColor } from './format.ts';
@@ -160,7 +160,7 @@ function checkDeletePolicyPermission(viewer: ChannelViewer): void {
 
 async function checkFolder(tx: Tx, realmId: number, folderId: number): Promise<void> {
   if (!isRowId(folderId)) throw badRequest('Invalid channel folder ID');
-  const folder = await tx.selectFrom('channel_folders').select(['id', 'is_archived']).where('realm_id', '=', realmId).where('id', '=', folderId).executeTakeFirst();
+  const folder = await tx.selectFrom('channel_folders').select('id').where('realm_id', '=', realmId).where('id', '=', folderId).executeTakeFirst();
   if (!folder) throw badRequest('Invalid channel folder ID');
 }
 
@@ -252,7 +252,7 @@ export async function addSubscriptions(
     byChannel.set(a.channel.id, entry);
   }
   await emitPeerChanges(tx, emit, realm, 'peer_add', [...byChannel.values()]);
-  await access.announce(tx, emit);
+  await access.announce(emit);
   return { added, already };
 }
 
@@ -410,8 +410,7 @@ async function unsubscribeWithin(tx: Tx, emit: Emit, realm: Realm, actor: User, 
   const targets = principals && principals.length > 0 ? await resolvePrincipals(tx, realm, principals) : [actor];
   const channels: Channel[] = [];
   for (const name of names) {
-    const channel = await getChannelByName(tx, realm.id, name.trim());
-    if (!channel || !hasMetadataAccess(viewer, channel)) throw channelDoesNotExist(name.trim());
+    const channel = await accessChannelByName(tx, viewer, name.trim());
     if (!channels.some((c) => c.id === channel.id)) channels.push(channel);
   }
   if (targets.some((u) => u.id !== actor.id)) {
@@ -460,7 +459,7 @@ async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User
     for (const r of removed) if (r.user.id === user.id && !hasMetadataAccess(viewer, r.channel)) lost.push(r.channel);
     await loseSight(tx, emit, realm, lost, [user.id]);
   }
-  await access.announce(tx, emit);
+  await access.announce(emit);
   return { removed: removed.map((r) => r.channel.name), not_removed: notRemoved.map((r) => r.channel.name) };
 }
 

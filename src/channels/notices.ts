@@ -8,7 +8,7 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from './tables.ts';
 import type { Executor } from '../db/schema.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { channelOfSetting, getChannel, subscriberIds } from './queries.ts';
+import { channelOfSetting, subscriberIds } from './queries.ts';
 import { getNamedGroups } from '../user_groups/queries.ts';
 import type { GroupSettingValue } from '../user_groups/group-setting.ts';
 import { listUsers } from '../users/queries.ts';
@@ -24,12 +24,13 @@ function policyName(channel: Channel): string {
   return channel.history_public_to_subscribers ? 'Private, shared history' : 'Private, protected history';
 }
 
+const quoted = (description: string) => `\`\`\`\` quote\n${description === '' ? '*No description.*' : description}\n\`\`\`\``;
+
 /** The first message of a new channel, in its "channel events" topic. */
 export function channelCreatedNotice(actor: User, channel: Channel): Notice {
-  const description = channel.description === '' ? '*No description.*' : channel.description;
   return {
     to: { channel, topic: CHANNEL_EVENTS_TOPIC },
-    content: `**${policyName(channel)}** channel created by ${silentMention(actor)}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``,
+    content: `**${policyName(channel)}** channel created by ${silentMention(actor)}. **Description:**\n${quoted(channel.description)}`,
     readBy: [actor.id],
   };
 }
@@ -70,8 +71,6 @@ export function channelRenamedNotice(actor: User, channel: Channel, oldName: str
     content: `${silentMention(actor)} renamed channel **${oldName}** to **${channel.name}**.`,
   };
 }
-
-const quoted = (description: string) => `\`\`\`\` quote\n${description === '' ? '*No description.*' : description}\n\`\`\`\``;
 
 export function descriptionChangedNotice(actor: User, channel: Channel, oldDescription: string): Notice {
   return {

@@ -112,11 +112,6 @@ export async function channelAudience(db: Executor, realm: Realm, channel: Chann
   return users.filter((u) => allowed.has(u.id)).map((u) => u.id);
 }
 
-/** The channels of a list the viewer may know of. */
-export function visibleTo(viewer: ChannelViewer, channels: Channel[]): Channel[] {
-  return channels.filter((c) => hasMetadataAccess(viewer, c));
-}
-
 /** Channels whose permission settings use one of these groups, with those settings. */
 export async function channelSettingsIn(
   db: Executor,

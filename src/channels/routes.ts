@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Router } from '../http/router.ts';
 import { Param, p } from '../http/params.ts';
-import { badRequest } from '../http/errors.ts';
 import { groupSettingChangeSchema, groupSettingValueSchema } from '../user_groups/group-setting.ts';
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { CHANNEL_PERMISSIONS, formatChannels } from './format.ts';

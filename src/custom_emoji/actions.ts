@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, notFound } from '../http/errors.ts';
 import { isAdmin, isGuest } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
-import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
+import { hasRealmPermission } from '../user_groups/access.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
 import { customEmojiByName, listCustomEmoji } from './queries.ts';
 import { emojiDict } from './format.ts';
@@ -47,10 +47,7 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   if (isGuest(actor)) throw badRequest('Not allowed for guest users');
   const name = rawName.trim().replaceAll(' ', '_');
   checkEmojiName(name);
-  const setting = 'can_add_custom_emoji_group';
-  if (!(await hasPermission(svc.db, actor, REALM_PERMISSION_SETTINGS[setting], realm.group_settings[setting]))) {
-    throw insufficientPermission();
-  }
+  if (!(await hasRealmPermission(svc.db, realm, actor, 'can_add_custom_emoji_group'))) throw insufficientPermission();
   if (await customEmojiByName(svc.db, realm.id, name)) throw badRequest(EXISTS);
   if (files.length !== 1) throw badRequest('You must upload exactly one file.');
   if (emojiCodeForName(name) !== undefined && !isAdmin(actor)) throw badRequest('Only administrators can override default emoji.');

@@ -16,15 +16,13 @@ export class QueueRegistry {
   /** Set at shutdown: polls answer at once instead of parking. */
   stopping = false;
 
-  get size(): number {
-    return this.#byId.size;
-  }
-
   create(options: QueueOptions, saved?: SavedQueue): EventQueue {
     const queue = new EventQueue(options, saved);
     this.#byId.set(queue.id, queue);
     addTo(this.#byUser, options.userId, queue);
-    if (listensToPublicChannels(options)) addTo(this.#publicListeners, options.realmId, queue);
+    // Only `all_public_streams` widens what a queue receives (a `narrow` filters the user's own
+    // messages); guests cannot ask for it (register refuses).
+    if (options.allPublicStreams) addTo(this.#publicListeners, options.realmId, queue);
     return queue;
   }
 
@@ -59,10 +57,6 @@ export class QueueRegistry {
 
   publicListeners(realmId: number): Iterable<EventQueue> {
     return this.#publicListeners.get(realmId) ?? [];
-  }
-
-  all(): Iterable<EventQueue> {
-    return this.#byId.values();
   }
 
   /** Removes queues that have had no connection for their lifespan. */
@@ -117,15 +111,6 @@ export class QueueRegistry {
 }
 
 const QUEUE_FILE = 'event-queues.json';
-
-/**
- * Only `all_public_streams` widens what a queue receives; a `narrow` filters the
- * user's own messages (spec endpoint 21: it requires a subscription otherwise).
- * Guests cannot ask for all public channels (register refuses).
- */
-function listensToPublicChannels(o: QueueOptions): boolean {
-  return o.allPublicStreams;
-}
 
 function addTo<K>(index: Map<K, Set<EventQueue>>, key: K, queue: EventQueue): void {
   let set = index.get(key);

@@ -97,6 +97,8 @@ export const mustBeAdmin = (): ApiError =>
 
 export const mustBeOwner = (): ApiError => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 
+export const mustBeModerator = (): ApiError => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization moderator');
+
 export const BASIC_AUTH_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="zulip"' };
 
 export function unauthorized(msg = 'Not logged in: API authentication or user session required'): ApiError {

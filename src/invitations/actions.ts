@@ -14,7 +14,7 @@ import type { Channel } from '../channels/tables.ts';
 import type { Invitation } from './tables.ts';
 import { sql } from 'kysely';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAdmin, mustBeModerator, mustBeOwner } from '../http/errors.ts';
 import { isAdmin, isModerator, isOwner, ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
@@ -60,8 +60,6 @@ function invitationFailed(msg: string, errors: Skipped[], flags: { sent: boolean
     data: { errors, sent_invitations: flags.sent, license_limit_reached: false, daily_limit_reached: flags.dailyLimit ?? false },
   });
 }
-
-const mustBeModerator = (): ApiError => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization moderator');
 
 /**
  * Roles no higher than the caller's own (spec "Authentication" 5). `requireAdmin`:

@@ -37,9 +37,9 @@ import { topicLinker } from '../linkifiers/rendering.ts';
 import { checkCanPost, checkTopicAllowed, mentionFlags } from './send.ts';
 import { normalizeContent, normalizeTopic, topicParameter } from './validation.ts';
 import { channelRecipientId } from './recipients.ts';
-import { FLAG_BITS, flagNames } from './flags.ts';
+import { FLAG_BITS, MENTION_BITS, flagNames } from './flags.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
-import { copyHolders, firstMessageId, messageToChange } from './changes.ts';
+import { copyHolders, firstMessageId, messageAudience, messageToChange } from './changes.ts';
 import { intArray } from './state-support.ts';
 import { deleteMessages } from './delete.ts';
 import { notificationBot } from '../users/system-bots.ts';
@@ -66,7 +66,6 @@ export const RESOLVED_TOPIC_PREFIX = '✔ ';
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
 
 /** Mention flags an edit recomputes; the others belong to the user. */
-const MENTION_FLAGS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
 
 const noEditPermission = () => badRequest("You don't have permission to edit this message");
 
@@ -432,7 +431,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       for (const [bits, userIds] of byBits) {
         await tx
           .updateTable('user_messages')
-          .set({ flags: sql<number>`(flags & ${~MENTION_FLAGS}::integer) | ${bits}::integer` })
+          .set({ flags: sql<number>`(flags & ${~MENTION_BITS}::integer) | ${bits}::integer` })
           .where('message_id', '=', message.id)
           .where('user_id', '=', sql<number>`any(${intArray(userIds)})`)
           .execute();
@@ -442,8 +441,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
     // Who may read the messages where they now are.
     const losing = new Set<number>();
     if (from && to && streamId !== undefined) {
-      const had = await copyHolders(tx, changedIds);
-      if (from.history_public_to_subscribers) for (const id of (await subscriberIds(tx, [from.id])).get(from.id)!) had.add(id);
+      const had = await messageAudience(tx, changedIds, from);
       const readers = await readersOf(tx, realm, to, had);
       for (const id of had) if (!readers.has(id)) losing.add(id);
       if (losing.size > 0) {

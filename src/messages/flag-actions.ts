@@ -16,7 +16,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
-import { EDITABLE_FLAGS, FLAG_BITS, type FlagName } from './flags.ts';
+import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_BITS, type FlagName } from './flags.ts';
 import { buildSearch, canSee, idRange, searchFrom, type Search, type Searcher } from './search.ts';
 import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, parseAnchor } from './fetch.ts';
 import type { NarrowTerm } from './narrow.ts';
@@ -32,7 +32,6 @@ interface FlagChange {
 }
 
 /** The flags of a message without a copy (digest 1.27). */
-const HISTORICAL_BITS = FLAG_BITS.read | FLAG_BITS.historical;
 
 const invalidMessages = () => badRequest('Invalid message(s)');
 

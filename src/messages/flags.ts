@@ -34,3 +34,4 @@ export function flagNames(bits: number): string[] {
 
 /** Flags of a message the user has no copy of (public history they were not there for). */
 export const HISTORICAL_FLAGS = ['read', 'historical'];
+export const HISTORICAL_BITS = FLAG_BITS.read | FLAG_BITS.historical;

@@ -21,7 +21,7 @@ import { customEmojiById, customEmojiByName } from '../custom_emoji/queries.ts';
 import { channelViewer } from '../channels/access.ts';
 import { userSettings } from '../users/settings.ts';
 import { messageAudience, messageToChange } from './changes.ts';
-import { FLAG_BITS } from './flags.ts';
+import { HISTORICAL_BITS } from './flags.ts';
 import { isStorableText } from '../db/ids.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY } from './user-topics.ts';
 
@@ -155,7 +155,7 @@ export async function addReaction(svc: Services, realm: Realm, user: User, messa
       // Reacting to public history gives the user a copy, so that they hear of its changes (digest 1.27).
       await tx
         .insertInto('user_messages')
-        .values({ realm_id: realm.id, user_id: user.id, message_id: messageId, flags: FLAG_BITS.read | FLAG_BITS.historical })
+        .values({ realm_id: realm.id, user_id: user.id, message_id: messageId, flags: HISTORICAL_BITS })
         .onConflict((oc) => oc.doNothing())
         .execute();
     }

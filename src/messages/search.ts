@@ -19,13 +19,13 @@ import { getChannel, getChannelByName, listChannels } from '../channels/queries.
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { badNarrow, type NarrowTerm } from './narrow.ts';
 import { dmKey } from './recipients.ts';
-import { FLAG_BITS, MENTION_BITS } from './flags.ts';
+import { FLAG_BITS, HISTORICAL_BITS, MENTION_BITS } from './flags.ts';
 import { topicParameter } from './validation.ts';
 import { VISIBILITY } from './user-topics.ts';
 import { isRowId } from '../db/ids.ts';
 
 /** user_messages.flags, or read + historical where the viewer has no copy. */
-const FLAGS = sql`coalesce(um.flags, ${FLAG_BITS.read | FLAG_BITS.historical})`;
+const FLAGS = sql`coalesce(um.flags, ${HISTORICAL_BITS})`;
 
 export interface Search {
   /** Channels whose whole history is searched; undefined: the viewer's own messages. */

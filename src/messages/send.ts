@@ -109,21 +109,20 @@ async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: s
 }
 
 /** The organization's direct message policies, for a conversation among `participants`. */
-async function checkDirectMessagePolicy(tx: Tx, realm: Realm, sender: User, participants: User[], recipientId: number): Promise<void> {
+async function checkDirectMessagePolicy(tx: Tx, viewer: ChannelViewer, participants: User[], recipientId: number): Promise<void> {
+  const { realm, user: sender } = viewer;
   const others = participants.filter((u) => u.id !== sender.id);
   if (others.length === 0) return;
-  const system = await systemGroupIds(tx, realm.id);
   const permission = realm.group_settings.direct_message_permission_group;
   const setting = REALM_PERMISSION_SETTINGS.direct_message_permission_group;
   // Allowed when someone in the conversation is in the group (bots always may receive).
-  let allowed = others.every((u) => u.is_bot) || (await hasPermission(tx, sender, setting, permission));
+  let allowed = others.every((u) => u.is_bot) || holdsRealmPermission(viewer, 'direct_message_permission_group');
   for (const u of others) if (!allowed && (await hasPermission(tx, u, setting, permission))) allowed = true;
   if (!allowed) {
-    if (permission === system['role:nobody']) throw badRequest('Direct messages are disabled in this organization.');
+    if (permission === (await systemGroupIds(tx, realm.id))['role:nobody']) throw badRequest('Direct messages are disabled in this organization.');
     throw badRequest('You do not have permission to send direct messages to this recipient.');
   }
-  const initiator = realm.group_settings.direct_message_initiator_group;
-  if (!(await hasPermission(tx, sender, REALM_PERMISSION_SETTINGS.direct_message_initiator_group, initiator))) {
+  if (!holdsRealmPermission(viewer, 'direct_message_initiator_group')) {
     const earlier = await tx.selectFrom('messages').select('id').where('recipient_id', '=', recipientId).limit(1).executeTakeFirst();
     if (!earlier) throw badRequest('You do not have permission to initiate direct message conversations.');
   }
@@ -216,8 +215,8 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
         realm.id,
         participants.map((u) => u.id),
       );
-      await checkDirectMessagePolicy(tx, realm, sender, participants, recipientId);
-      await access.announce(tx, emit);
+      await checkDirectMessagePolicy(tx, viewer, participants, recipientId);
+      await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
     const { message, flags } = await deliver(svc, tx, emit, viewer, {

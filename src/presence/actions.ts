@@ -9,7 +9,7 @@ import type { User } from '../users/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { getUser } from '../users/queries.ts';
+import { activeUsersWhoCanSee, getUser } from '../users/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import {
   OFFLINE_THRESHOLD_SECS,
@@ -19,7 +19,7 @@ import {
   modernPresence,
   type PresenceRow,
 } from './format.ts';
-import { presenceAudience, presenceFor, presenceRows, type PresenceResponse } from './queries.ts';
+import { presenceFor, presenceRows, type PresenceResponse } from './queries.ts';
 
 export type PresenceStatus = 'active' | 'idle';
 
@@ -90,7 +90,7 @@ export async function recordPresence(
   if (!announce || settingsOf(realm).presence_disabled) return;
   const [row] = await presenceRows(tx, realm.id, { userId: user.id });
   if (!row) return;
-  emitPresence(emit, realm, row, await presenceAudience(tx, realm, user.id));
+  emitPresence(emit, realm, row, await activeUsersWhoCanSee(tx, realm, user));
 }
 
 function emitPresence(emit: Emit, realm: Realm, row: PresenceRow, audience: number[]): void {

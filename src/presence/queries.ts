@@ -2,8 +2,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { accessibleUsers, activeUserIds, canAccess, getUser } from '../users/queries.ts';
-import { groupMemberIds } from '../user_groups/group-setting.ts';
+import { accessibleUsers, canAccess } from '../users/queries.ts';
 import { badRequest } from '../http/errors.ts';
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_HISTORY_DAYS, legacyClientPresence, modernPresence, presenceDict, type PresenceRow } from './format.ts';
 
@@ -58,31 +57,14 @@ export async function visiblePresenceRows(db: Executor, realm: Realm, viewer: Us
   });
   const access = await accessibleUsers(db, realm, viewer);
   const rows = all.filter((r) => canAccess(access, r.user_id));
-  const lastUpdateId = rows.length > 0 ? Math.max(...rows.map((r) => r.last_update_id)) : (opts.lastUpdateId ?? -1);
+  // A loop, not Math.max(...rows): one argument per user overflows the stack in a large organization.
+  const lastUpdateId = rows.length > 0 ? rows.reduce((max, r) => Math.max(max, r.last_update_id), -Infinity) : (opts.lastUpdateId ?? -1);
   return { rows, serverTimestamp, lastUpdateId };
 }
 
 export async function presenceFor(db: Executor, realm: Realm, viewer: User, opts: PresenceOptions): Promise<PresenceResponse> {
   const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(db, realm, viewer, opts);
   return { presences: presenceDict(rows, opts.modern), server_timestamp: serverTimestamp, presence_last_update_id: lastUpdateId };
-}
-
-/** The active users who may see `subjectId`: those the presence event about it goes to. */
-export async function presenceAudience(db: Executor, realm: Realm, subjectId: number): Promise<number[]> {
-  const active = await activeUserIds(db, realm.id);
-  const groupId = realm.group_settings.can_access_all_users_group;
-  if (groupId === undefined) return active;
-  const seeEveryone = new Set(await groupMemberIds(db, groupId));
-  const audience: number[] = [];
-  for (const id of active) {
-    if (seeEveryone.has(id) || id === subjectId) {
-      audience.push(id);
-      continue;
-    }
-    const viewer = await getUser(db, realm.id, id);
-    if (viewer && canAccess(await accessibleUsers(db, realm, viewer), subjectId)) audience.push(id);
-  }
-  return audience;
 }
 
 /** GET /users/{user}/presence: one user's presence (the caller already resolved and may see `target`). */

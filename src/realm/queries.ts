@@ -24,10 +24,6 @@ export async function getRealmBySubdomain(db: Executor, subdomain: string): Prom
   return db.selectFrom('realms').selectAll().where('string_id', '=', subdomain).executeTakeFirst();
 }
 
-export async function getRealmById(db: Executor, id: number): Promise<Realm | undefined> {
-  return db.selectFrom('realms').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /** The organization's own URL: its subdomain in front of the server's host. */
 export function realmUrl(realm: Pick<Realm, 'string_id'>, config: Pick<Config, 'externalUrl'>): string {
   if (realm.string_id === '') return config.externalUrl;

@@ -2,6 +2,7 @@
 // permission settings as group-setting values, and the server's limits.
 
 import type { StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
 import { GIPHY_RATING_OPTIONS, REALM_SETTING_DEFAULTS, VIDEO_CHAT_PROVIDERS } from './settings.ts';
 import { realmHost, realmIconUrl, realmUrl, settingsOf } from './queries.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
@@ -163,8 +164,7 @@ export const realmSection: StateSection = {
   },
   apply(state, event, ctx) {
     if (event.type !== 'realm') return;
-    const changed: Record<string, unknown> =
-      event.op === 'update' ? { [event.property as string]: event.value } : event.op === 'update_dict' ? (event.data as Record<string, unknown>) : {};
+    const changed = realmEventChanges(event);
     for (const [k, v] of Object.entries(changed)) state[`realm_${k}`] = v;
     // What register derives from the settings follows them.
     if ('message_edit_history_visibility_policy' in changed) state.realm_allow_edit_history = changed.message_edit_history_visibility_policy !== 'none';
@@ -172,3 +172,10 @@ export const realmSection: StateSection = {
     if (names) Object.assign(state, legacyPolicies(changed as Partial<Record<RealmPermission, GroupSettingValue>>, names));
   },
 };
+
+/** The settings a `realm` event changes, whether it carries one (`update`) or several (`update_dict`). */
+export function realmEventChanges(event: ServerEvent): Record<string, unknown> {
+  if (event.op === 'update') return { [event.property as string]: event.value };
+  if (event.op === 'update_dict') return event.data as Record<string, unknown>;
+  return {};
+}

@@ -11,6 +11,8 @@ import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts'
 import {
   checkActiveUserIds,
   checkUsableGroup,
+  directMemberIds,
+  directSubgroupIds,
   dropIfAnonymous,
   expectationMismatch,
   groupSettingValue,
@@ -21,7 +23,7 @@ import {
   type GroupSettingValue,
 } from './group-setting.ts';
 import { GROUP_PERMISSION_SETTINGS, rulesOf, type GroupPermission } from './permission-settings.ts';
-import { GROUP_SETTING_NAMES, directMemberIds, directSubgroupIds, groupNameTaken, recursiveSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
+import { GROUP_SETTING_NAMES, groupNameTaken, recursiveSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
 import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from './access.ts';
 import { groupUseObjections } from './objections.ts';
 import { formatGroups } from './format.ts';

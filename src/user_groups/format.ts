@@ -2,9 +2,9 @@
 // realm_user_groups, user_group/add events).
 
 import type { Executor } from '../db/schema.ts';
-import { groupSettingValues, type GroupSettingValue } from './group-setting.ts';
+import { directMemberIds, directSubgroupIds, groupSettingValues, type GroupSettingValue } from './group-setting.ts';
 import type { GroupPermission } from './permission-settings.ts';
-import { GROUP_SETTING_NAMES, directMemberIds, directSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
+import { GROUP_SETTING_NAMES, settingColumn, type UserGroupRow } from './queries.ts';
 
 export type ApiUserGroup = {
   id: number;

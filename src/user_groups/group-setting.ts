@@ -3,7 +3,7 @@
 // users and groups. Both are stored as a user_groups row: an anonymous value is a
 // row without a name, replaced whenever the setting changes.
 //
-// `userGroupIds` + `isInGroup` are the one way the server answers "may this user
+// `userGroupIds` + `isUserInGroup` are the one way the server answers "may this user
 // do this": every permission check goes through them.
 
 import { isRowId } from '../db/ids.ts';
@@ -70,6 +70,36 @@ export async function systemGroupIds(db: Executor, realmId: number): Promise<Rec
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
 }
 
+/** Direct members of each group, active users only, by id. */
+export async function directMemberIds(db: Executor, groupIds: number[]): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>(groupIds.map((id) => [id, []]));
+  if (groupIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('user_group_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.group_id', 'm.user_id'])
+    .where('m.group_id', 'in', groupIds)
+    .where('u.is_active', '=', true)
+    .orderBy('m.user_id')
+    .execute();
+  for (const r of rows) result.get(r.group_id)!.push(r.user_id);
+  return result;
+}
+
+/** Direct subgroups of each group, by id. */
+export async function directSubgroupIds(db: Executor, groupIds: number[]): Promise<Map<number, number[]>> {
+  const result = new Map<number, number[]>(groupIds.map((id) => [id, []]));
+  if (groupIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('user_group_subgroups')
+    .select(['supergroup_id', 'subgroup_id'])
+    .where('supergroup_id', 'in', groupIds)
+    .orderBy('subgroup_id')
+    .execute();
+  for (const r of rows) result.get(r.supergroup_id)!.push(r.subgroup_id);
+  return result;
+}
+
 /**
  * The API form of the value a setting's group holds. Deactivated users belong to no group
  * (feature level 303): `direct_members` names active users only, in every setting (user groups,
@@ -87,30 +117,8 @@ export async function groupSettingValues(db: Executor, groupIds: number[]): Prom
   const groups = await db.selectFrom('user_groups').select(['id', 'name']).where('id', 'in', ids).execute();
   const anonymous = groups.filter((g) => g.name === null).map((g) => g.id);
   for (const g of groups) if (g.name !== null) result.set(g.id, g.id);
-  if (anonymous.length > 0) {
-    const [members, subgroups] = await Promise.all([
-      db
-        .selectFrom('user_group_members as m')
-        .innerJoin('users as u', 'u.id', 'm.user_id')
-        .select(['m.group_id', 'm.user_id'])
-        .where('m.group_id', 'in', anonymous)
-        .where('u.is_active', '=', true)
-        .orderBy('m.user_id')
-        .execute(),
-      db
-        .selectFrom('user_group_subgroups')
-        .select(['supergroup_id', 'subgroup_id'])
-        .where('supergroup_id', 'in', anonymous)
-        .orderBy('subgroup_id')
-        .execute(),
-    ]);
-    for (const id of anonymous) {
-      result.set(id, {
-        direct_members: members.filter((m) => m.group_id === id).map((m) => m.user_id),
-        direct_subgroups: subgroups.filter((s) => s.supergroup_id === id).map((s) => s.subgroup_id),
-      });
-    }
-  }
+  const [members, subgroups] = await Promise.all([directMemberIds(db, anonymous), directSubgroupIds(db, anonymous)]);
+  for (const id of anonymous) result.set(id, { direct_members: members.get(id)!, direct_subgroups: subgroups.get(id)! });
   return result;
 }
 
@@ -128,10 +136,6 @@ export interface GroupSettingRules {
 
 type Normalized = { groupId: number } | { members: number[]; subgroups: number[] };
 
-/**
- * Validates an API value and reduces it to its simplest form: an anonymous set
- * that names one group and no users is that group; an empty set is role:nobody.
- */
 /**
  * A named group of the organization that may be used (in a value, as a subgroup):
  * "Invalid user group ID: N" or "User group is deactivated." otherwise.
@@ -168,6 +172,10 @@ export async function checkActiveUserIds(db: Executor, realmId: number, ids: num
   return unique;
 }
 
+/**
+ * Validates an API value and reduces it to its simplest form: an anonymous set
+ * that names one group and no users is that group; an empty set is role:nobody.
+ */
 async function normalize(db: Executor, realmId: number, value: GroupSettingValue, forComparison = false): Promise<Normalized> {
   // A value that still names a since-deactivated group compares equal to itself.
   const checkGroup = (id: number) => checkUsableGroup(db, realmId, id, { allowDeactivated: forComparison });

@@ -4,7 +4,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { UserGroupTable } from './tables.ts';
-import { groupMemberIds } from './group-setting.ts';
+import { directMemberIds, directSubgroupIds, groupMemberIds } from './group-setting.ts';
 import { GROUP_PERMISSION_SETTINGS, type GroupPermission } from './permission-settings.ts';
 
 export type UserGroupRow = Selectable<UserGroupTable>;
@@ -49,36 +49,6 @@ export async function groupNameTaken(db: Executor, realmId: number, name: string
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** Direct members of each group, active users only, by id. */
-export async function directMemberIds(db: Executor, groupIds: number[]): Promise<Map<number, number[]>> {
-  const result = new Map<number, number[]>(groupIds.map((id) => [id, []]));
-  if (groupIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('user_group_members as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.group_id', 'm.user_id'])
-    .where('m.group_id', 'in', groupIds)
-    .where('u.is_active', '=', true)
-    .orderBy('m.user_id')
-    .execute();
-  for (const r of rows) result.get(r.group_id)!.push(r.user_id);
-  return result;
-}
-
-/** Direct subgroups of each group, by id. */
-export async function directSubgroupIds(db: Executor, groupIds: number[]): Promise<Map<number, number[]>> {
-  const result = new Map<number, number[]>(groupIds.map((id) => [id, []]));
-  if (groupIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('user_group_subgroups')
-    .select(['supergroup_id', 'subgroup_id'])
-    .where('supergroup_id', 'in', groupIds)
-    .orderBy('subgroup_id')
-    .execute();
-  for (const r of rows) result.get(r.supergroup_id)!.push(r.subgroup_id);
-  return result;
-}
-
 /** Every group below the given ones (subgroups of subgroups too), not the given ones themselves unless reached. */
 export async function recursiveSubgroupIds(db: Executor, groupIds: number[]): Promise<number[]> {
   if (groupIds.length === 0) return [];
@@ -90,11 +60,6 @@ export async function recursiveSubgroupIds(db: Executor, groupIds: number[]): Pr
     )
     select id from down order by id`.execute(db);
   return rows.rows.map((r) => r.id);
-}
-
-/** Whether an active user is a direct member of the group. */
-export async function isDirectMember(db: Executor, groupId: number, userId: number): Promise<boolean> {
-  return (await directMemberIds(db, [groupId])).get(groupId)!.includes(userId);
 }
 
 /** The groups a user is a direct member of: named ones, and anonymous setting values naming them. */

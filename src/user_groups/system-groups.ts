@@ -52,17 +52,3 @@ export function isFullMember(dateJoined: Date, waitingPeriodDays: number, now = 
   return now.getTime() - dateJoined.getTime() >= waitingPeriodDays * 86_400_000;
 }
 
-/** Whether a role's users are in a system group (directly or through the nesting). */
-export function roleInSystemGroup(role: Role, group: SystemGroupName): boolean {
-  const reach: Record<SystemGroupName, number> = {
-    'role:internet': ROLE.GUEST,
-    'role:everyone': ROLE.GUEST,
-    'role:members': ROLE.MEMBER,
-    'role:fullmembers': ROLE.MEMBER,
-    'role:moderators': ROLE.MODERATOR,
-    'role:administrators': ROLE.ADMINISTRATOR,
-    'role:owners': ROLE.OWNER,
-    'role:nobody': 0,
-  };
-  return role <= reach[group];
-}

@@ -9,8 +9,8 @@
 import type { Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
-import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
-import { accessibleUsers, canAccess, listUsers, type AccessibleUsers } from './queries.ts';
+import { groupMemberIds } from '../user_groups/group-setting.ts';
+import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type AccessibleUsers } from './queries.ts';
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
 
@@ -42,7 +42,7 @@ export async function announceOwnAccessChange(tx: Tx, emit: Emit, realm: Realm, 
 
 /** What `watchUserAccess` saw before a change; `announce` tells what the change made different. */
 export interface UserAccessWatch {
-  announce(tx: Tx, emit: Emit): Promise<void>;
+  announce(emit: Emit): Promise<void>;
 }
 
 const NOTHING_WATCHED: UserAccessWatch = { announce: async () => {} };
@@ -54,8 +54,8 @@ const NOTHING_WATCHED: UserAccessWatch = { announce: async () => {} };
  * Nothing is read where everyone sees everyone (the usual organization).
  */
 export async function watchUserAccess(tx: Tx, realm: Realm, viewerIds: () => Promise<Iterable<number>>): Promise<UserAccessWatch> {
-  const groupId = realm.group_settings.can_access_all_users_group;
-  if (groupId === undefined || groupId === (await systemGroupIds(tx, realm.id))['role:everyone']) return NOTHING_WATCHED;
+  const groupId = await limitingAccessGroup(tx, realm);
+  if (groupId === undefined) return NOTHING_WATCHED;
   const seesAll = new Set(await groupMemberIds(tx, groupId));
   const ids = [...new Set(await viewerIds())].filter((id) => !seesAll.has(id));
   if (ids.length === 0) return NOTHING_WATCHED;
@@ -63,14 +63,14 @@ export async function watchUserAccess(tx: Tx, realm: Realm, viewerIds: () => Pro
   const before = new Map<User, AccessibleUsers>();
   for (const viewer of viewers) before.set(viewer, await accessibleUsers(tx, realm, viewer));
   return {
-    async announce(tx2, emit) {
+    async announce(emit) {
       let everyone: User[] | undefined;
       let profiles: Map<number, ProfileData> | undefined;
       for (const [viewer, had] of before) {
-        const has = await accessibleUsers(tx2, realm, viewer);
+        const has = await accessibleUsers(tx, realm, viewer);
         if (sameAccess(had, has)) continue;
-        everyone ??= await listUsers(tx2, realm.id);
-        profiles ??= await profileDataFor(tx2, realm.id, everyone);
+        everyone ??= await listUsers(tx, realm.id);
+        profiles ??= await profileDataFor(tx, realm.id, everyone);
         announceViewChange(emit, realm.id, viewer, had, has, everyone, profiles);
       }
     },

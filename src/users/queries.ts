@@ -79,6 +79,13 @@ export function registerUserAccessSource(source: UserAccessSource): void {
   accessSources.push(source);
 }
 
+/** The group whose members see everyone, where the organization limits the others (else undefined). */
+export async function limitingAccessGroup(db: Executor, realm: Realm): Promise<number | undefined> {
+  const groupId = realm.group_settings.can_access_all_users_group;
+  if (groupId === undefined || groupId === (await systemGroupIds(db, realm.id))['role:everyone']) return undefined;
+  return groupId;
+}
+
 export async function accessibleUsers(db: Executor, realm: Realm, viewer: User | null): Promise<AccessibleUsers> {
   if (viewer === null) return 'all';
   const groupId = realm.group_settings.can_access_all_users_group;
@@ -95,13 +102,18 @@ export async function accessibleUsers(db: Executor, realm: Realm, viewer: User |
  * events about it). The sources are symmetric, so the same relations answer.
  */
 export async function usersWhoCanSee(db: Executor, realm: Realm, subject: User): Promise<AccessibleUsers> {
-  const groupId = realm.group_settings.can_access_all_users_group;
-  if (subject.is_bot || groupId === undefined) return 'all';
-  const everyone = (await systemGroupIds(db, realm.id))['role:everyone'];
-  if (groupId === everyone) return 'all';
+  if (subject.is_bot) return 'all';
+  const groupId = await limitingAccessGroup(db, realm);
+  if (groupId === undefined) return 'all';
   const ids = new Set<number>([subject.id, ...(await groupMemberIds(db, groupId))]);
   for (const source of accessSources) for (const id of await source(db, realm, subject)) ids.add(id);
   return ids;
+}
+
+/** The active users who may see `subject`: the audience of events about it. */
+export async function activeUsersWhoCanSee(db: Executor, realm: Realm, subject: User): Promise<number[]> {
+  const access = await usersWhoCanSee(db, realm, subject);
+  return (await activeUserIds(db, realm.id)).filter((id) => canAccess(access, id));
 }
 
 export function canAccess(access: AccessibleUsers, userId: number): boolean {

@@ -206,10 +206,6 @@ export type UserSettings = Record<UserSettingName, SettingValue>;
 
 export const USER_SETTING_NAMES = Object.keys(USER_SETTINGS) as UserSettingName[];
 
-export function isUserSetting(name: string): name is UserSettingName {
-  return Object.hasOwn(USER_SETTINGS, name);
-}
-
 /** The settings stored in a column of their own rather than in `users.settings`. */
 export const COLUMN_SETTINGS: ReadonlySet<UserSettingName> = new Set(['timezone']);
 

@@ -12,6 +12,7 @@ import { profileDataFor } from './profile-data.ts';
 import { groupSettingValues, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
+import { realmEventChanges } from '../realm/state.ts';
 
 /** A `realm_users` entry: the User object without `is_active` (the list says it). */
 function listEntry(user: ApiUser): Record<string, unknown> {
@@ -150,8 +151,7 @@ async function ownFacts(ctx: RegisterContext, user: User): Promise<Record<string
  */
 function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
   if (event.type === 'realm') {
-    const changed: Record<string, unknown> =
-      event.op === 'update' ? { [event.property as string]: event.value } : event.op === 'update_dict' ? (event.data as Record<string, unknown>) : {};
+    const changed = realmEventChanges(event);
     let touched = false;
     for (const setting of Object.values(STREAM_PERMISSIONS)) {
       if (setting in changed) [b.values[setting], touched] = [changed[setting] as GroupSettingValue, true];
