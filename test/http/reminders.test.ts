@@ -21,9 +21,6 @@ before(async () => {
 });
 after(() => server.close());
 
-
-
-
 async function send(c: Client, params: Record<string, unknown>): Promise<number> {
   return ok(await c.post('/messages', params)).id;
 }
@@ -42,7 +39,6 @@ async function remindersOf(c: Client) {
 const mention = (c: Client, name: string) => `@_**${name}|${c.id}**`;
 const lobbyUrl = (id: number) => `http://confab.test/#narrow/channel/${lobby}-remind-lobby/topic/plans/near/${id}`;
 const lobbyLink = (id: number) => `[#remind lobby > plans](#narrow/channel/${lobby}-remind-lobby/topic/plans/with/${id})`;
-
 
 test('a reminder of a channel message: the reference object and wording, in GET and register, kept by events', async () => {
   const viewer = await registerViewer(server, friend);

@@ -30,12 +30,9 @@ before(async () => {
 });
 after(() => server.close());
 
-
-
 async function createChannel(name: string, subscribers: number[], extra: Record<string, unknown> = {}): Promise<number> {
   return ok(await server.owner.post('/channels/create', { name, subscribers, ...extra })).id;
 }
-
 
 async function schedule(c: Client, params: Record<string, unknown>): Promise<number> {
   return ok(await c.post('/scheduled_messages', { scheduled_delivery_timestamp: later(), ...params })).scheduled_message_id;
@@ -54,7 +51,6 @@ async function lobbyMessages(c: Client, content: string) {
   const body = ok(await c.get('/messages', { anchor: 'newest', num_before: 200, num_after: 0, apply_markdown: false, narrow: [['channel', lobby]] }));
   return (body.messages as any[]).filter((m) => m.content === content);
 }
-
 
 test('a scheduled channel message and direct message: the reference objects, in GET and register, kept by events', async () => {
   const viewer = await registerViewer(server, author);
