@@ -30,6 +30,7 @@ import { settingsRoutes } from './users/settings-routes.ts';
 import { presenceRoutes } from './presence/routes.ts';
 import { navigationViewRoutes } from './navigation_views/routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
+import { scheduledMessageRoutes } from './scheduled_messages/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 
@@ -57,6 +58,7 @@ export function apiRoutes(): Router {
   presenceRoutes(router);
   navigationViewRoutes(router);
   draftRoutes(router);
+  scheduledMessageRoutes(router);
   pushRoutes(router);
   invitationRoutes(router);
   return router;

@@ -44,6 +44,8 @@ export interface Config {
     /** Invitations an organization may send per 24 hours, unless the operator set its own limit. */
     dailyLimit: number;
   };
+  /** How often the scheduler looks for due scheduled messages and reminders. */
+  schedulerIntervalMs: number;
   logLevel: string;
 }
 
@@ -89,6 +91,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       validityMinutes: int(env.INVITATION_LINK_VALIDITY_MINUTES, 14400),
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
+    schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
   return { ...base, ...overrides };

@@ -15,6 +15,7 @@ import { QueueRegistry } from './events/queues.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
+import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -46,6 +47,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
   }
   svc.queues.startCollector(config.events.gcIntervalMs);
+  const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   let closed = false;
   return {
     svc,
@@ -57,6 +59,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       // Parked long-polls answer now, so that closing does not wait for their heartbeats.
       svc.queues.stop();
       await app.close();
+      await scheduler.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();

@@ -13,6 +13,7 @@ import { settingsSections } from '../users/settings-state.ts';
 import { presenceSection } from '../presence/state.ts';
 import { navigationViewsSection } from '../navigation_views/state.ts';
 import { draftsSection } from '../drafts/state.ts';
+import { remindersSection, scheduledMessagesSection } from '../scheduled_messages/state.ts';
 import { pushDevicesSection } from '../push/state.ts';
 import { unreadSection } from '../messages/unread.ts';
 import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
@@ -35,6 +36,8 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   presenceSection,
   navigationViewsSection,
   draftsSection,
+  scheduledMessagesSection,
+  remindersSection,
   pushDevicesSection,
   maxMessageIdSection,
   unreadSection,

@@ -189,13 +189,21 @@ export interface SendResult {
 
 export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
   if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
+  return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req));
+}
+
+/**
+ * A send inside the caller's transaction, with every check POST /messages makes
+ * (the scheduler delivers through it, and marks the delivery in the same transaction).
+ */
+export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
   const content = normalizeContent(req.content);
   let topic = '';
   if (req.type === 'stream') {
     if (req.topic === undefined) throw badRequest('Missing topic');
     topic = normalizeTopic(req.topic);
   }
-  return transact(svc, async (tx, emit) => {
+  {
     const viewer = await channelViewer(tx, realm, sender);
     let channel: Channel | undefined;
     let participants: User[];
@@ -245,7 +253,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
       }
     }
     return result;
-  });
+  }
 }
 
 /** A channel message reaches its subscribers, and its sender. */

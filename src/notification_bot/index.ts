@@ -95,3 +95,9 @@ export function topicLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, 
 export function messagePath(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number): string {
   return `${channelPath(channel)}/topic/${encodeHashComponent(topic)}/near/${messageId}`;
 }
+
+/** `[#channel > topic](…/with/id)`: a message in its topic, named (the reference's reminder link). */
+export function messageLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number, emptyTopicName: string): string {
+  const text = `#${escapeLinkText(channel.name)} > ${escapeLinkText(topic === '' ? emptyTopicName : topic)}`;
+  return `[${text}](${channelPath(channel)}/topic/${encodeHashComponent(topic)}/with/${messageId})`;
+}

@@ -20,13 +20,13 @@ export const TEXT_BOUNDS = {
   max_stream_description_length: 1024,
   max_channel_folder_name_length: 60,
   max_channel_folder_description_length: 1024,
+  max_reminder_note_length: 1000,
 } as const;
 
 /** Server-wide values in the `realm` section. */
 const SERVER_FACTS = {
   ...TEXT_BOUNDS,
   max_bulk_new_subscription_messages: 100,
-  max_reminder_note_length: 1000,
   max_file_upload_size_mib: 25,
   max_avatar_file_size_mib: 5,
   max_icon_file_size_mib: 5,

@@ -1,0 +1,22 @@
+import type { Executor } from '../db/schema.ts';
+import type { ScheduledMessage } from './tables.ts';
+
+/** A user's undelivered rows of one delivery type (failed ones included), by delivery time. */
+export async function listPending(db: Executor, userId: number, deliveryType: number): Promise<ScheduledMessage[]> {
+  return db
+    .selectFrom('scheduled_messages')
+    .selectAll()
+    .where('sender_id', '=', userId)
+    .where('delivery_type', '=', deliveryType)
+    .where('delivered', '=', false)
+    .orderBy('scheduled_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** One of the user's own rows of a delivery type; `lock` holds it for the caller's transaction. */
+export async function ownRow(db: Executor, userId: number, deliveryType: number, id: number, lock = false): Promise<ScheduledMessage | undefined> {
+  let q = db.selectFrom('scheduled_messages').selectAll().where('id', '=', id).where('sender_id', '=', userId).where('delivery_type', '=', deliveryType);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}

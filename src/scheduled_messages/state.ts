@@ -1,0 +1,44 @@
+// Register's `scheduled_messages` and `reminders`: the user's undelivered ones
+// (failed included), by delivery time, kept current by their events.
+
+import type { StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
+import { DELIVERY } from './tables.ts';
+import { listPending } from './queries.ts';
+import { formatReminder, formatScheduledMessage, type ApiReminder, type ApiScheduledMessage } from './format.ts';
+
+type Keyed = { scheduled_delivery_timestamp: number };
+
+/** Adds, replaces or removes entries by id, keeping the list in delivery order. */
+function applyTo<T extends Keyed>(list: T[], idOf: (x: T) => number, added: T[], removedId: unknown): T[] {
+  const replaced = new Set(added.map(idOf));
+  return [...list.filter((x) => !replaced.has(idOf(x)) && idOf(x) !== removedId), ...added].sort(
+    (a, b) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || idOf(a) - idOf(b),
+  );
+}
+
+export const scheduledMessagesSection: StateSection = {
+  types: ['scheduled_messages'],
+  async fetch(ctx) {
+    if (!ctx.user) return { scheduled_messages: [] };
+    return { scheduled_messages: (await listPending(ctx.svc.db, ctx.user.id, DELIVERY.SEND_LATER)).map(formatScheduledMessage) };
+  },
+  apply(state, event: ServerEvent) {
+    if (event.type !== 'scheduled_messages') return;
+    const added = event.op === 'add' ? (event.scheduled_messages as ApiScheduledMessage[]) : event.op === 'update' ? [event.scheduled_message as ApiScheduledMessage] : [];
+    state.scheduled_messages = applyTo(state.scheduled_messages as ApiScheduledMessage[], (m) => m.scheduled_message_id, added, event.scheduled_message_id);
+  },
+};
+
+export const remindersSection: StateSection = {
+  types: ['reminders'],
+  async fetch(ctx) {
+    if (!ctx.user) return { reminders: [] };
+    return { reminders: (await listPending(ctx.svc.db, ctx.user.id, DELIVERY.REMIND)).map(formatReminder) };
+  },
+  apply(state, event: ServerEvent) {
+    if (event.type !== 'reminders') return;
+    const added = event.op === 'add' ? (event.reminders as ApiReminder[]) : [];
+    state.reminders = applyTo(state.reminders as ApiReminder[], (m) => m.reminder_id, added, event.reminder_id);
+  },
+};
