@@ -14,6 +14,9 @@ import type { NavigationViewTables } from '../navigation_views/tables.ts';
 import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { InvitationTables } from '../invitations/tables.ts';
+import type { UserStatusTables } from '../user_status/tables.ts';
+import type { MutedUserTables } from '../muted_users/tables.ts';
+import type { AlertWordTables } from '../alert_words/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -29,7 +32,10 @@ export interface Database
     NavigationViewTables,
     DraftTables,
     PushTables,
-    InvitationTables {}
+    InvitationTables,
+    UserStatusTables,
+    MutedUserTables,
+    AlertWordTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */
