@@ -33,6 +33,10 @@ import { draftRoutes } from './drafts/routes.ts';
 import { scheduledMessageRoutes } from './scheduled_messages/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { userStatusRoutes } from './user_status/routes.ts';
+import { mutedUserRoutes } from './muted_users/routes.ts';
+import { alertWordRoutes } from './alert_words/routes.ts';
+import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -61,6 +65,10 @@ export function apiRoutes(): Router {
   scheduledMessageRoutes(router);
   pushRoutes(router);
   invitationRoutes(router);
+  userStatusRoutes(router);
+  mutedUserRoutes(router);
+  alertWordRoutes(router);
+  readReceiptRoutes(router);
   return router;
 }
 

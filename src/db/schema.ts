@@ -15,6 +15,9 @@ import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { InvitationTables } from '../invitations/tables.ts';
 import type { ScheduledMessageTables } from '../scheduled_messages/tables.ts';
+import type { UserStatusTables } from '../user_status/tables.ts';
+import type { MutedUserTables } from '../muted_users/tables.ts';
+import type { AlertWordTables } from '../alert_words/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -31,7 +34,10 @@ export interface Database
     DraftTables,
     PushTables,
     InvitationTables,
-    ScheduledMessageTables {}
+    ScheduledMessageTables,
+    UserStatusTables,
+    MutedUserTables,
+    AlertWordTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

@@ -18,6 +18,9 @@ import { pushDevicesSection } from '../push/state.ts';
 import { unreadSection } from '../messages/unread.ts';
 import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
 import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.ts';
+import { userStatusSection } from '../user_status/state.ts';
+import { mutedUsersSection } from '../muted_users/state.ts';
+import { alertWordsSection } from '../alert_words/state.ts';
 
 export const STATE_SECTIONS: readonly StateSection[] = [
   realmSection,
@@ -45,4 +48,7 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   recentConversationsSection,
   userTopicsSection,
   mutedTopicsSection,
+  userStatusSection,
+  mutedUsersSection,
+  alertWordsSection,
 ];

@@ -38,6 +38,7 @@ import { checkCanPost, checkTopicAllowed, mentionFlags } from './send.ts';
 import { normalizeContent, normalizeTopic, topicParameter } from './validation.ts';
 import { channelRecipientId } from './recipients.ts';
 import { FLAG_BITS, MENTION_BITS, flagNames } from './flags.ts';
+import { usersAlertedBy } from '../alert_words/matching.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { copyHolders, firstMessageId, messageAudience, messageToChange } from './changes.ts';
 import { intArray } from './state-support.ts';
@@ -337,6 +338,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       rendered = await renderMarkdown(svc, { realm, content, author: actor, db: tx, onFailure: 'error' });
       holders = await copyHolders(tx, [message.id]);
       mentionBits = await mentionFlags(tx, viewer, from ?? undefined, message.topic, rendered, holders);
+      for (const id of await usersAlertedBy(tx, realm.id, content, holders)) mentionBits.set(id, (mentionBits.get(id) ?? 0) | FLAG_BITS.has_alert_word);
     }
 
     if (from && to && streamId !== undefined) {
@@ -431,7 +433,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       for (const [bits, userIds] of byBits) {
         await tx
           .updateTable('user_messages')
-          .set({ flags: sql<number>`(flags & ${~MENTION_BITS}::integer) | ${bits}::integer` })
+          .set({ flags: sql<number>`(flags & ${~(MENTION_BITS | FLAG_BITS.has_alert_word)}::integer) | ${bits}::integer` })
           .where('message_id', '=', message.id)
           .where('user_id', '=', sql<number>`any(${intArray(userIds)})`)
           .execute();

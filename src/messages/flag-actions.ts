@@ -26,7 +26,7 @@ import { intArray } from './state-support.ts';
 
 export type FlagOp = 'add' | 'remove';
 
-interface FlagChange {
+export interface FlagChange {
   flag: FlagName;
   op: FlagOp;
 }
@@ -43,7 +43,7 @@ export function checkFlagChange(flag: string, op: string): FlagChange {
   return { flag: flag as FlagName, op };
 }
 
-function flagEvent(change: FlagChange, messages: number[], all = false): Record<string, unknown> & { type: string } {
+export function flagEvent(change: FlagChange, messages: number[], all = false): Record<string, unknown> & { type: string } {
   return { type: 'update_message_flags', op: change.op, operation: change.op, flag: change.flag, messages, all };
 }
 

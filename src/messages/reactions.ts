@@ -25,13 +25,13 @@ import { HISTORICAL_BITS } from './flags.ts';
 import { isStorableText } from '../db/ids.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY } from './user-topics.ts';
 
-interface Emoji {
+export interface Emoji {
   emoji_code: string;
   reaction_type: string;
 }
 
 /** What a bare name means: an active custom emoji first, then the extra emoji, then a Unicode emoji. */
-async function emojiForName(db: Executor, realmId: number, name: string): Promise<Emoji> {
+export async function emojiForName(db: Executor, realmId: number, name: string): Promise<Emoji> {
   const custom = isStorableText(name) ? await customEmojiByName(db, realmId, name) : undefined;
   if (custom) return { emoji_code: String(custom.id), reaction_type: 'realm_emoji' };
   if (name === EXTRA_EMOJI.name) return { emoji_code: EXTRA_EMOJI.code, reaction_type: 'svc_extra_emoji' };
@@ -41,7 +41,7 @@ async function emojiForName(db: Executor, realmId: number, name: string): Promis
 }
 
 /** A new reaction's name, code and type must be one emoji the organization offers now. */
-async function checkEmoji(db: Executor, realmId: number, name: string, emoji: Emoji): Promise<void> {
+export async function checkEmoji(db: Executor, realmId: number, name: string, emoji: Emoji): Promise<void> {
   switch (emoji.reaction_type) {
     case 'realm_emoji': {
       const id = /^\d{1,9}$/.test(emoji.emoji_code) ? Number(emoji.emoji_code) : undefined;

@@ -30,6 +30,8 @@ import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolic
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
 import { intArray } from './state-support.ts';
+import { mutersAmong } from '../muted_users/queries.ts';
+import { usersAlertedBy } from '../alert_words/matching.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -291,6 +293,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
+  for (const id of await mutersAmong(tx, sender.id, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
+  for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
   const firstInChannel =
     channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());

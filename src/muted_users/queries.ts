@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/schema.ts';
+
+export interface MutedUserEntry {
+  id: number;
+  timestamp: number;
+}
+
+/** The users `userId` muted, with when: register's `muted_users` and its event. */
+export async function mutedUsers(db: Executor, userId: number): Promise<MutedUserEntry[]> {
+  const rows = await db.selectFrom('muted_users').select(['muted_user_id', 'date_muted']).where('user_id', '=', userId).orderBy('date_muted').orderBy('muted_user_id').execute();
+  return rows.map((r) => ({ id: r.muted_user_id, timestamp: Math.floor(new Date(r.date_muted).getTime() / 1000) }));
+}
+
+export async function hasMuted(db: Executor, userId: number, mutedUserId: number): Promise<boolean> {
+  const row = await db.selectFrom('muted_users').select('user_id').where('user_id', '=', userId).where('muted_user_id', '=', mutedUserId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Which of `userIds` muted `senderId`: their copies of its messages arrive read. */
+export async function mutersAmong(db: Executor, senderId: number, userIds: Iterable<number>): Promise<number[]> {
+  const ids = [...userIds];
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('muted_users')
+    .select('user_id')
+    .where('muted_user_id', '=', senderId)
+    .where('user_id', '=', sql<number>`any(${ids}::int[])`)
+    .execute();
+  return rows.map((r) => r.user_id);
+}

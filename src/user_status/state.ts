@@ -1,0 +1,55 @@
+// Register's `user_status` section: statuses of the active users the caller may
+// see, only those that say something.
+
+import type { StateSection } from '../events/state.ts';
+import type { ServerEvent } from '../events/types.ts';
+import { statusesVisibleTo } from './queries.ts';
+import type { ApiUserStatus } from './format.ts';
+
+/** A `user_status` event changes only the fields it carries; an entry left empty goes. */
+function applyStatusEvent(entry: ApiUserStatus, event: ServerEvent): void {
+  if (event.away === true) entry.away = true;
+  else if (event.away === false) delete entry.away;
+  if (typeof event.status_text === 'string') {
+    if (event.status_text) entry.status_text = event.status_text;
+    else delete entry.status_text;
+  }
+  if (typeof event.emoji_name === 'string') {
+    if (event.emoji_name) Object.assign(entry, { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type });
+    else {
+      delete entry.emoji_name;
+      delete entry.emoji_code;
+      delete entry.reaction_type;
+    }
+  }
+}
+
+export const userStatusSection: StateSection = {
+  types: ['user_status'],
+  async fetch({ svc, realm, user }) {
+    return { user_status: user ? await statusesVisibleTo(svc.db, realm, user) : {} };
+  },
+  apply(state, event, ctx) {
+    const statuses = state.user_status as Record<string, ApiUserStatus>;
+    const set = (id: number, entry: ApiUserStatus) => {
+      if (Object.keys(entry).length > 0) statuses[id] = entry;
+      else delete statuses[id];
+    };
+    if (event.type === 'user_status') {
+      const id = event.user_id as number;
+      const entry = { ...statuses[id] };
+      applyStatusEvent(entry, event);
+      set(id, entry);
+    } else if (event.type === 'realm_user') {
+      // Deactivated users (and users one stops seeing) have no status to show.
+      const person = event.person as { user_id: number; is_active?: boolean };
+      if (event.op === 'remove' || person.is_active === false) delete statuses[person.user_id];
+    } else if (event.type === 'user_settings' && event.property === 'presence_enabled' && ctx.user && statuses[ctx.user.id]) {
+      // `away` mirrors one's own presence_enabled (no user_status event is sent for it, as in the reference).
+      const entry = { ...statuses[ctx.user.id] };
+      if (event.value === false) entry.away = true;
+      else delete entry.away;
+      set(ctx.user.id, entry);
+    }
+  },
+};
