@@ -32,6 +32,8 @@ import { navigationViewRoutes } from './navigation_views/routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { uploadRoutes } from './uploads/routes.ts';
+import { registerUploadFileRoutes } from './uploads/serve.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -59,6 +61,7 @@ export function apiRoutes(): Router {
   draftRoutes(router);
   pushRoutes(router);
   invitationRoutes(router);
+  uploadRoutes(router);
   return router;
 }
 
@@ -73,10 +76,11 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     trustProxy: true,
     routerOptions: { ignoreDuplicateSlashes: true },
   });
-  await registerBodyParsers(app, 25 * 1024 * 1024);
+  await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
+  registerUploadFileRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);
