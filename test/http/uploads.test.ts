@@ -117,6 +117,13 @@ test('upload: url, uri and filename as the reference; the bytes under DATA_DIR; 
   const [event] = await events(server.owner, queue_id);
   assert.deepEqual({ ...event, id: 0 }, { id: 0, type: 'attachment', op: 'add', attachment: mine, upload_space_used: list.body.upload_space_used });
 
+  // Names beyond ASCII keep their letters; the URL works percent-encoded, as browsers send it.
+  const accented = await multipart(server.owner, '/user_uploads', [{ filename: 'résumé 2.txt', data: Buffer.from('cv') }]);
+  assert.match(accented.body.url, /\/résumé-2\.txt$/);
+  const fetched = await fetchFile(encodeURI(accented.body.url), server.owner);
+  assert.equal(fetched.body, 'cv');
+  assert.equal(fetched.headers['content-disposition'], `inline; filename*=utf-8''${encodeURIComponent('résumé 2.txt')}`);
+
   // Its uploader reads it back, inline as plain text.
   const file = await fetchFile(res.body.url, server.owner);
   assert.equal(file.statusCode, 200);
@@ -291,6 +298,19 @@ test('images: thumbnails are made, served to readers, and messages carry the ref
   // A member may read a public channel's messages, so its files too; a guest outside it may not.
   assert.equal((await fetchFile(thumbnail, await server.createUser())).statusCode, 200);
   assert.equal((await fetchFile(thumbnail, await server.createUser({ role: ROLE.GUEST }))).statusCode, 403);
+
+  // An animation: both thumbnails, the animated one in the message.
+  const frame = (colour: string) => sharp({ create: { width: 20, height: 10, channels: 3, background: colour } }).png().toBuffer();
+  const gif = await sharp([await frame('red'), await frame('blue')], { join: { animated: true } }).gif().toBuffer();
+  const animated = await multipart(alice, '/user_uploads', [{ filename: 'wave.gif', type: 'image/gif', data: gif }]);
+  const gifPath = animated.body.url.slice('/user_uploads/'.length);
+  assert.ok(storedRegularFiles().includes(join('files', 'thumbnail', gifPath, '840x560-anim.webp')));
+  assert.ok(storedRegularFiles().includes(join('files', 'thumbnail', gifPath, '840x560.webp')));
+  const gifId = await send(alice, 'files-images', `[wave.gif](${animated.body.url})`);
+  assert.equal(
+    (await bob.get(`/messages/${gifId}`)).body.message.content,
+    `<p><a href="${animated.body.url}">wave.gif</a></p>\n<div class="message_inline_image"><a href="${animated.body.url}" title="wave.gif"><img data-animated="true" data-original-content-type="image/gif" data-original-dimensions="20x10" src="/user_uploads/thumbnail/${gifPath}/840x560-anim.webp"></a></div>`,
+  );
 
   // A malformed image is kept as a file, with no thumbnail and no preview: a plain link.
   const broken = await multipart(alice, '/user_uploads', [{ filename: 'broken.png', type: 'image/png', data: Buffer.from('not really a png') }]);
