@@ -233,6 +233,9 @@ test('DELETE /attachments/{id}: the owner only; the row, the bytes and the remov
 
   expectError(await bob.delete(`/attachments/${id}`), 'Invalid attachment');
   expectError(await alice.delete('/attachments/999999'), 'Invalid attachment');
+  const other = await server.createOrganization('deleters');
+  expectError(await other.delete(`/attachments/${id}`), 'Invalid attachment');
+  assert.equal((await other.get('/attachments')).body.attachments.length, 0);
   assert.ok(storedRegularFiles().includes(join('files', pathId)));
 
   const res = await alice.delete(`/attachments/${id}`);
