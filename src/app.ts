@@ -37,6 +37,8 @@ import { userStatusRoutes } from './user_status/routes.ts';
 import { mutedUserRoutes } from './muted_users/routes.ts';
 import { alertWordRoutes } from './alert_words/routes.ts';
 import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
+import { uploadRoutes } from './uploads/routes.ts';
+import { registerUploadFileRoutes } from './uploads/serve.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -69,6 +71,7 @@ export function apiRoutes(): Router {
   mutedUserRoutes(router);
   alertWordRoutes(router);
   readReceiptRoutes(router);
+  uploadRoutes(router);
   return router;
 }
 
@@ -83,10 +86,11 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     trustProxy: true,
     routerOptions: { ignoreDuplicateSlashes: true },
   });
-  await registerBodyParsers(app, 25 * 1024 * 1024);
+  await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
+  registerUploadFileRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

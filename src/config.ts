@@ -6,8 +6,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Where PGlite keeps its files, uploads live and queues are saved on shutdown. ':memory:' keeps nothing. */
   dataDir: string;
-  /** Uploaded files (custom emoji); default `<dataDir>/uploads` (a temporary directory with ':memory:'). */
+  /** Uploaded files (attachments, avatars, icons, custom emoji); default `<dataDir>/uploads` (a temporary directory with ':memory:'). */
   uploadsDir: string | undefined;
+  /** The largest file POST /user_uploads takes (MAX_FILE_UPLOAD_SIZE_MIB, the reference's 25). */
+  maxFileUploadMib: number;
   host: string;
   port: number;
   /** The public URL of the server (scheme://host[:port]); organizations live at its subdomains. */
@@ -63,6 +65,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',
     uploadsDir: env.UPLOADS_DIR || undefined,
+    maxFileUploadMib: int(env.MAX_FILE_UPLOAD_SIZE_MIB, 25),
     host,
     port,
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),

@@ -16,6 +16,7 @@ import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
+import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -85,5 +86,6 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     credentials,
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
+    storage: localFileStorage(uploadsRoot(config)),
   };
 }

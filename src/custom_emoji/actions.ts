@@ -17,7 +17,7 @@ import { emojiCodeForName } from '../markdown/emoji.ts';
 import { customEmojiByName, listCustomEmoji } from './queries.ts';
 import { emojiDict } from './format.ts';
 import { IMAGE_TYPES, inspectImage, stillImage } from './image.ts';
-import { writeEmojiFile } from './storage.ts';
+import { emojiKey } from './format.ts';
 
 /** The reference server's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -75,8 +75,8 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
       const fileName = `${row.id}-${randomBytes(8).toString('hex')}.${ext}`;
       const stillName = still ? `still/${fileName}` : null;
       // Files first: a failed write rolls the row back; a failed commit leaves only an unreferenced file.
-      await writeEmojiFile(svc.config, realm.id, fileName, file.data);
-      if (still && stillName) await writeEmojiFile(svc.config, realm.id, stillName, still);
+      await svc.storage.put(emojiKey(realm.id, fileName), file.data);
+      if (still && stillName) await svc.storage.put(emojiKey(realm.id, stillName), still);
       await tx.updateTable('realm_emoji').set({ file_name: fileName, still_file_name: stillName }).where('id', '=', row.id).execute();
       await notifyEmoji(tx, emit, realm);
     });

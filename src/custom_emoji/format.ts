@@ -15,6 +15,11 @@ export function emojiUrl(realmId: number, file: string): string {
   return `/user_avatars/${realmId}/emoji/images/${file}`;
 }
 
+/** Where an emoji file is stored: `file` is a `file_name` or `still_file_name` (checked by callers that take it from a URL). */
+export function emojiKey(realmId: number, file: string): string {
+  return `emoji/${realmId}/${file}`;
+}
+
 export function formatEmoji(row: RealmEmojiRow): ApiRealmEmoji {
   return {
     id: String(row.id),

@@ -2,11 +2,10 @@
 // outside /api/v1 so that <img> tags (which send no credentials) can load them,
 // as the reference server serves them. Deactivated emoji stay: old messages show them.
 
-import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { IMAGE_TYPES } from './image.ts';
-import { emojiPath } from './storage.ts';
+import { emojiKey } from './format.ts';
 
 const FILE = /^\d{1,15}-[0-9a-f]{16}\.(png|gif|jpg|webp)$/;
 const MIME_BY_EXT = Object.fromEntries(Object.values(IMAGE_TYPES).map((t) => [t.ext, t.mime]));
@@ -15,13 +14,8 @@ async function serveEmoji(svc: Services, req: FastifyRequest, reply: FastifyRepl
   const { realm, file } = req.params as { realm: string; file: string };
   const ext = FILE.exec(file)?.[1];
   if (!/^\d{1,15}$/.test(realm) || !ext) return reply.callNotFound();
-  let data: Buffer;
-  try {
-    data = await readFile(emojiPath(svc.config, Number(realm), still ? `still/${file}` : file));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return reply.callNotFound();
-    throw err;
-  }
+  const data = await svc.storage.get(emojiKey(Number(realm), still ? `still/${file}` : file));
+  if (!data) return reply.callNotFound();
   // A file name is never reused for other bytes.
   return reply
     .header('Content-Type', MIME_BY_EXT[ext]!)

@@ -52,11 +52,12 @@ export async function registerBodyParsers(app: FastifyInstance, maxUploadBytes: 
   });
 }
 
-export async function readBody(req: FastifyRequest): Promise<RequestBody> {
+/** `maxFileMib` bounds each uploaded file; a larger one is refused with the reference's words, never buffered whole. */
+export async function readBody(req: FastifyRequest, maxFileMib: number): Promise<RequestBody> {
   if (req.isMultipart()) {
     const body: RequestBody = { fields: new Map(), files: [] };
     try {
-      for await (const part of req.parts()) {
+      for await (const part of req.parts({ limits: { fileSize: maxFileMib * 1024 * 1024 } })) {
         if (part.type === 'file') {
           const data = await part.toBuffer();
           body.files.push({ fieldname: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
@@ -65,7 +66,10 @@ export async function readBody(req: FastifyRequest): Promise<RequestBody> {
         }
       }
     } catch (err) {
-      // Limits (a file too large...) carry their own 4xx status; a body that does not parse is the client's fault.
+      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
+        throw badRequest(`Uploaded file is larger than the allowed limit of ${maxFileMib} MiB`);
+      }
+      // Other limits carry their own 4xx status; a body that does not parse is the client's fault.
       if ((err as { statusCode?: number }).statusCode !== undefined) throw err;
       throw badRequest('Malformed multipart body');
     }

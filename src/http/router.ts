@@ -172,7 +172,7 @@ async function dispatch(
   reply.header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private');
   try {
     if (req.method === 'OPTIONS') return reply.code(204).header('Allow', [...allowed].sort().join(', ')).send();
-    const body = await readBody(req);
+    const body = await readBody(req, svc.config.maxFileUploadMib);
     let method = (req.method === 'HEAD' ? 'GET' : req.method) as Method;
     // A form field `method` in a POST body dispatches as that method.
     const override = req.method === 'POST' ? body.fields.get('method') : undefined;
@@ -217,11 +217,11 @@ async function dispatch(
       signal: aborted.signal,
     };
     const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
-    const credentials = endpoint.auth === 'none' ? undefined : parseBasicAuth(req.headers.authorization);
+    const caller = endpoint.auth === 'none' ? undefined : await authenticateRequest(svc, req, subdomain);
 
     let ctx: UserContext | PublicContext;
-    if (credentials) {
-      const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
+    if (caller) {
+      const { user, realm } = caller;
       if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
       ctx = { svc, realm, user, request };
     } else {
@@ -252,6 +252,16 @@ async function dispatch(
     if (isRefusedValue(err)) return sendError(reply, badRequest('Invalid value: out of range, or containing characters that cannot be stored'));
     throw err;
   }
+}
+
+/**
+ * THE authentication of a request: its user and organization, undefined when it
+ * carries no credentials (refused credentials throw 401). Routes outside the
+ * API (uploaded files) authenticate through this too.
+ */
+export async function authenticateRequest(svc: Services, req: FastifyRequest, subdomain: string): Promise<{ user: User; realm: Realm } | undefined> {
+  const credentials = parseBasicAuth(req.headers.authorization);
+  return credentials ? authenticateApiKey(svc.db, credentials, subdomain, svc.credentials) : undefined;
 }
 
 export function notFoundRoute(reply: FastifyReply): FastifyReply {

@@ -175,7 +175,13 @@ export function addPreviews(root: El, ctx: RenderContext): LinkFacts {
       if (info.title !== null) a.set('title', info.title);
       const img = a.sub('img');
       const upload = url.startsWith('/user_uploads/') ? uploads[url.slice('/user_uploads/'.length)] : undefined;
-      if (upload) {
+      if (upload?.thumbnail_url) {
+        // The reference's thumbnailed markup, attributes in its (sorted) order.
+        if (upload.animated) img.set('data-animated', 'true');
+        if (upload.content_type) img.set('data-original-content-type', upload.content_type);
+        img.set('data-original-dimensions', `${upload.original_width_px}x${upload.original_height_px}`);
+        img.set('src', upload.thumbnail_url);
+      } else if (upload) {
         img.set('class', 'image-loading-placeholder');
         img.set('src', '/static/images/loading/loader-black.svg');
         img.set('data-original-dimensions', `${upload.original_width_px}x${upload.original_height_px}`);

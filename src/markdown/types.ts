@@ -42,10 +42,14 @@ export interface CustomEmoji {
   deactivated?: boolean;
 }
 
-/** Size of an uploaded image, for its thumbnail placeholder. */
+/** An uploaded image: its size, and its thumbnail once made (else a loading placeholder shows). */
 export interface UploadedImage {
   original_width_px: number;
   original_height_px: number;
+  /** `/user_uploads/thumbnail/<path_id>/<format>`. */
+  thumbnail_url?: string;
+  content_type?: string;
+  animated?: boolean;
 }
 
 /** Everything rendering needs from the organization; build it from collectReferences(). */

@@ -32,6 +32,7 @@ import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { renderMarkdown } from '../rendering/index.ts';
+import { reclaimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
 import { checkCanPost, checkTopicAllowed, mentionFlags } from './send.ts';
@@ -410,6 +411,8 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       })
       .where('id', '=', message.id)
       .execute();
+    // Only the sender edits content: the files linked are the sender's to claim.
+    const detached = content !== undefined ? await reclaimAttachments(tx, emit, realm, actor, message.id, rendered!.attachment_path_ids) : [];
     // The rest of the topic: a move entry each, with each message's own previous place.
     const otherIds = changedIds.filter((id) => id !== message.id);
     if (to && otherIds.length > 0) {
@@ -517,7 +520,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
         toNewThread: req.send_notification_to_new_thread,
       });
     }
-    return { detached_uploads: [] };
+    return { detached_uploads: detached };
   });
 }
 

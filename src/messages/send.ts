@@ -12,6 +12,7 @@ import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
 import { renderMarkdown } from '../rendering/index.ts';
+import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { userSettings } from '../users/settings.ts';
@@ -327,6 +328,9 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       .execute();
   }
   if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
+  if (rendered.attachment_path_ids.length > 0) {
+    message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
+  }
 
   await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
     publicChannel: channel !== undefined && !channel.invite_only,

@@ -40,8 +40,17 @@ export function settingsOf(realm: Realm): RealmSettings {
   return realmSettings(realm.settings);
 }
 
-/** The organization's icon: an identicon until one is uploaded. */
-export function realmIconUrl(realm: Pick<Realm, 'string_id'>): string {
+/** The organization's icon: an identicon until one is uploaded (served by uploads/serve.ts). */
+export function realmIconUrl(realm: Pick<Realm, 'id' | 'string_id' | 'icon_source' | 'icon_version'>): string {
+  if (realm.icon_source === 'U') return `/user_avatars/${realm.id}/realm/icon.png?version=${realm.icon_version}`;
   const hash = createHash('md5').update(realm.string_id).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&s=100`;
+}
+
+const DEFAULT_LOGO = '/static/images/logo/zulip-org-logo.svg';
+
+/** The wide logo, for the light or (night) the dark theme: the default until one is uploaded. */
+export function realmLogoUrl(realm: Pick<Realm, 'id' | 'logo_source' | 'logo_version' | 'night_logo_source' | 'night_logo_version'>, night: boolean): string {
+  const [source, version] = night ? [realm.night_logo_source, realm.night_logo_version] : [realm.logo_source, realm.logo_version];
+  return source === 'U' ? `/user_avatars/${realm.id}/realm/${night ? 'night_logo' : 'logo'}.png?version=${version}` : DEFAULT_LOGO;
 }

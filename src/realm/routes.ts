@@ -48,6 +48,7 @@ export function realmRoutes(r: Router): void {
       realm_uri: url,
       realm_name: realm.name,
       realm_icon: realmIconUrl(realm),
+      max_file_upload_size_mib: svc.config.maxFileUploadMib,
       realm_description: await renderHtml(svc, realm, realm.description),
       realm_web_public_access_enabled: settings.enable_spectator_access,
       external_authentication_methods: [],

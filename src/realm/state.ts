@@ -4,7 +4,8 @@
 import type { StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { GIPHY_RATING_OPTIONS, REALM_SETTING_DEFAULTS, VIDEO_CHAT_PROVIDERS } from './settings.ts';
-import { realmHost, realmIconUrl, realmUrl, settingsOf } from './queries.ts';
+import { realmHost, realmIconUrl, realmLogoUrl, realmUrl, settingsOf } from './queries.ts';
+import { SERVER_THUMBNAIL_FORMATS } from '../uploads/images.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
@@ -50,7 +51,7 @@ const SERVER_FACTS = {
   server_jitsi_server_url: null,
   server_min_deactivated_realm_deletion_days: null,
   server_max_deactivated_realm_deletion_days: null,
-  server_thumbnail_formats: [],
+  server_thumbnail_formats: SERVER_THUMBNAIL_FORMATS,
   server_emoji_data_url: '/static/generated/emoji/emoji_api.json',
   settings_send_digest_emails: false,
   development_environment: false,
@@ -143,11 +144,12 @@ export const realmSection: StateSection = {
       realm_uri: url,
       realm_bot_domain: realmHost(realm, svc.config),
       realm_icon_url: realmIconUrl(realm),
-      realm_icon_source: 'G',
-      realm_logo_url: '/static/images/logo/zulip-org-logo.svg',
-      realm_logo_source: 'D',
-      realm_night_logo_url: '/static/images/logo/zulip-org-logo.svg',
-      realm_night_logo_source: 'D',
+      realm_icon_source: realm.icon_source,
+      realm_logo_url: realmLogoUrl(realm, false),
+      realm_logo_source: realm.logo_source,
+      realm_night_logo_url: realmLogoUrl(realm, true),
+      realm_night_logo_source: realm.night_logo_source,
+      max_file_upload_size_mib: svc.config.maxFileUploadMib,
       realm_allow_edit_history: settings.message_edit_history_visibility_policy !== 'none',
       realm_email_auth_enabled: settings.password_auth_enabled,
       realm_authentication_methods: {

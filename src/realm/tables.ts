@@ -15,6 +15,13 @@ export interface RealmTable {
   settings: Json<Record<string, unknown>>;
   /** Organization permission settings: setting name -> user group id. */
   group_settings: Json<Record<string, number>>;
+  /** The icon: 'G' generated, 'U' uploaded; logos: 'D' default, 'U' uploaded. Versions bust caches. */
+  icon_source: Generated<string>;
+  icon_version: Generated<number>;
+  logo_source: Generated<string>;
+  logo_version: Generated<number>;
+  night_logo_source: Generated<string>;
+  night_logo_version: Generated<number>;
 }
 
 export interface RealmTables {

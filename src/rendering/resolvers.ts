@@ -5,5 +5,6 @@ import { resolveGroupMentions } from '../user_groups/mentions.ts';
 import { resolveLinkifiers } from '../linkifiers/rendering.ts';
 import { resolveCustomEmoji } from '../custom_emoji/rendering.ts';
 import { resolveChannelLinks } from '../channels/rendering.ts';
+import { resolveUploadedImages } from '../uploads/rendering.ts';
 
-export const RESOLVERS: readonly ReferenceResolver[] = [resolveUserMentions, resolveGroupMentions, resolveLinkifiers, resolveCustomEmoji, resolveChannelLinks];
+export const RESOLVERS: readonly ReferenceResolver[] = [resolveUserMentions, resolveGroupMentions, resolveLinkifiers, resolveCustomEmoji, resolveChannelLinks, resolveUploadedImages];

@@ -14,7 +14,7 @@ import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { renderMarkdown } from '../../src/rendering/index.ts';
 import { customEmojiById, customEmojiByName } from '../../src/custom_emoji/queries.ts';
 import { inspectImage, stillImage } from '../../src/custom_emoji/image.ts';
-import { uploadsRoot } from '../../src/custom_emoji/storage.ts';
+import { uploadsRoot } from '../../src/uploads/storage.ts';
 
 // --- Images, built byte by byte (decodable: checked with an image library when written). ---
 

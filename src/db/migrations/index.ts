@@ -17,6 +17,7 @@ import * as messageFlags from './0070_message_flags.ts';
 import * as invitations from './0090_invitations.ts';
 import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
+import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0090_invitations': invitations,
   '0100_system_bots': systemBots,
   '0101_welcome_bot': welcomeBot,
+  '0110_uploads': uploads,
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
 };

@@ -1,0 +1,15 @@
+// The `attachment` event: to the one user it concerns, with the organization's upload total.
+
+import type { Emit, Tx } from '../db/transact.ts';
+import { uploadSpaceUsed, type ApiAttachment } from './queries.ts';
+
+export async function notifyAttachment(
+  tx: Tx,
+  emit: Emit,
+  realmId: number,
+  userId: number,
+  op: 'add' | 'update' | 'remove',
+  attachment: ApiAttachment | { id: number },
+): Promise<void> {
+  emit(realmId, { type: 'attachment', op, attachment, upload_space_used: await uploadSpaceUsed(tx, realmId) }, [userId]);
+}
