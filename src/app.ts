@@ -7,6 +7,7 @@ import { wireDomains } from './wiring.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { API_PREFIX, Router, notFoundRoute } from './http/router.ts';
 import { ApiError } from './http/errors.ts';
+import { clientErrorHandler, frameworkErrors, refuseLongUrl } from './http/refusals.ts';
 import { authRoutes } from './auth/routes.ts';
 import { realmRoutes } from './realm/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -85,7 +86,10 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     bodyLimit: 4 * 1024 * 1024,
     trustProxy: true,
     routerOptions: { ignoreDuplicateSlashes: true },
+    clientErrorHandler: clientErrorHandler(svc.log as FastifyBaseLogger),
+    frameworkErrors,
   });
+  app.addHook('onRequest', refuseLongUrl);
   await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);

@@ -12,6 +12,8 @@ export interface Config {
   maxFileUploadMib: number;
   host: string;
   port: number;
+  /** Connections the kernel may queue before the server accepts them (capped by net.core.somaxconn). */
+  listenBacklog: number;
   /** The public URL of the server (scheme://host[:port]); organizations live at its subdomains. */
   externalUrl: string;
   bootstrap: { email: string; password: string | undefined; orgName: string };
@@ -68,6 +70,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     maxFileUploadMib: int(env.MAX_FILE_UPLOAD_SIZE_MIB, 25),
     host,
     port,
+    listenBacklog: int(env.LISTEN_BACKLOG, 16384),
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     bootstrap: {
       email: env.BOOTSTRAP_EMAIL ?? 'owner@example.com',

@@ -15,7 +15,7 @@ if (server.bootstrap) {
   }
 }
 
-await server.app.listen({ host: config.host, port: config.port });
+await server.listen();
 
 let stopping = false;
 async function stop(signal: string) {

@@ -23,6 +23,8 @@ export interface RunningServer {
   svc: Services;
   app: FastifyInstance;
   bootstrap: BootstrapResult | undefined;
+  /** Listens on the configured host, port and backlog; the address. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,10 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     svc,
     app,
     bootstrap,
+    listen() {
+      // A burst of reconnecting clients (after a restart) must fit the accept queue.
+      return app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
+    },
     async close() {
       if (closed) return;
       closed = true;

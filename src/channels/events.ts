@@ -1,6 +1,7 @@
 // The events channel actions emit, built in one place so that every action
 // tells clients the same story (digest section 3: stream, subscription).
 
+import { inIds } from '../db/ids.ts';
 import type { Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -163,12 +164,12 @@ export async function emitUnarchived(tx: Tx, emit: Emit, realm: Realm, channel: 
     .where('subscriptions.active', '=', true)
     .where('users.is_active', '=', true)
     .execute();
-  const users = await tx.selectFrom('users').selectAll().where('id', 'in', subscribers).execute();
+  const users = new Map((await tx.selectFrom('users').selectAll().where(inIds('id', subscribers)).execute()).map((u) => [u.id, u]));
   await emitSubscriptionsAdded(
     tx,
     emit,
     realm,
-    rows.map((sub) => ({ user: users.find((u) => u.id === sub.user_id)!, channel, sub })),
+    rows.map((sub) => ({ user: users.get(sub.user_id)!, channel, sub })),
     legacyOnly,
   );
 }
@@ -193,11 +194,11 @@ async function replayFormerSubscriptions(
     .where('subscriptions.channel_id', '=', channel.id)
     .where('subscriptions.active', '=', false)
     .where('users.is_active', '=', true)
-    .where('subscriptions.user_id', 'in', audience.length > 0 ? audience : [-1])
+    .where(inIds('subscriptions.user_id', audience))
     .execute();
   if (former.length === 0) return;
   const object = (await formatChannels(tx, realm, [channel])).get(channel.id)!;
-  const users = await tx.selectFrom('users').selectAll().where('id', 'in', former.map((f) => f.user_id)).execute();
+  const users = await tx.selectFrom('users').selectAll().where(inIds('id', former.map((f) => f.user_id))).execute();
   for (const sub of former) {
     const user = users.find((u) => u.id === sub.user_id)!;
     const replayed = { ...object, subscriber_count: subscribers.length + 1 };

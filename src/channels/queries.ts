@@ -1,3 +1,4 @@
+import { inIds } from '../db/ids.ts';
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -45,7 +46,7 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
   let q = db.selectFrom('channels').selectAll().where('realm_id', '=', realmId);
   if (ids) {
     if (ids.length === 0) return [];
-    q = q.where('id', 'in', ids);
+    q = q.where(inIds('id', ids));
   }
   return q.orderBy('id').execute();
 }

@@ -14,3 +14,8 @@ export function isRefusedValue(err: unknown): boolean {
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
+
+/** A concurrent transaction won: a unique violation (23505) or a deadlock (40P01). Running again sees its commit. */
+export function isRaceLost(err: unknown): boolean {
+  return isUniqueViolation(err) || (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '40P01');
+}

@@ -6,6 +6,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import type { Services } from '../services.ts';
 import type { Notice, ServerEvent } from '../events/types.ts';
+import { isRaceLost } from './errors.ts';
 
 export type Tx = Transaction<Database>;
 
@@ -13,10 +14,24 @@ export interface Emit {
   (realmId: number, event: ServerEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>): void;
 }
 
+/**
+ * Attempts of one action. A transaction that lost a race (a unique index took a
+ * concurrent request's row first, or a deadlock) is run again once the winner has
+ * committed: it then reads the winner's row and answers as a later request would
+ * ("already exists", or an idempotent success). A third loss is a real failure.
+ */
+const ATTEMPTS = 3;
+
 export async function transact<T>(svc: Pick<Services, 'db' | 'events'>, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
-  const pending: Notice[] = [];
-  const emit: Emit = (realmId, event, users, extra) => pending.push({ ...extra, realmId, event, users: [...users] });
-  const result = await svc.db.transaction().execute((tx) => work(tx, emit));
-  if (pending.length > 0) svc.events.publish(pending);
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    const pending: Notice[] = [];
+    const emit: Emit = (realmId, event, users, extra) => pending.push({ ...extra, realmId, event, users: [...users] });
+    try {
+      const result = await svc.db.transaction().execute((tx) => work(tx, emit));
+      if (pending.length > 0) svc.events.publish(pending);
+      return result;
+    } catch (err) {
+      if (attempt >= ATTEMPTS || !isRaceLost(err)) throw err;
+    }
+  }
 }

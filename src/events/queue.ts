@@ -61,6 +61,13 @@ interface Waiter {
   heartbeat: NodeJS.Timeout;
 }
 
+/**
+ * Events a queue keeps for a client that does not come to fetch them. Beyond it
+ * the queue is dropped, and the client's next poll gets BAD_EVENT_QUEUE_ID and
+ * registers again (as the reference's limit on a queue's length makes it do).
+ */
+export const MAX_QUEUE_EVENTS = 1000;
+
 export function badQueueId(queueId: string): ApiError {
   return new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, { data: { queue_id: queueId } });
 }
@@ -74,6 +81,8 @@ export class EventQueue {
   newestPrunedId: number | null = null;
   /** When a client last had a poll open here (ms); the collector measures idleness from it. */
   lastConnection = Date.now();
+  /** More than MAX_QUEUE_EVENTS were waiting: the queue is gone for its client. */
+  overflowed = false;
   #waiter: Waiter | undefined;
 
   constructor(options: QueueOptions, saved?: SavedQueue) {
@@ -93,7 +102,14 @@ export class EventQueue {
 
   push(event: ServerEvent): QueuedEvent {
     const queued = { ...event, id: this.nextId++ } as QueuedEvent;
+    if (this.overflowed) return queued;
     this.events.push(queued);
+    if (this.events.length > MAX_QUEUE_EVENTS) {
+      this.overflowed = true;
+      this.events = [];
+      this.release();
+      return queued;
+    }
     this.#wake();
     return queued;
   }

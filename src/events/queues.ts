@@ -3,9 +3,10 @@
 // queues, and writes them to disk at shutdown so clients keep their queue_id
 // across a deploy.
 
-import { readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventQueue, badQueueId, type QueueOptions, type SavedQueue } from './queue.ts';
+import { EventQueue, badQueueId, type QueueOptions, type QueuedEvent, type SavedQueue } from './queue.ts';
+import type { ServerEvent } from './types.ts';
 
 export class QueueRegistry {
   readonly #byId = new Map<string, EventQueue>();
@@ -30,6 +31,10 @@ export class QueueRegistry {
   get(queueId: string, userId: number): EventQueue {
     const queue = this.#byId.get(queueId);
     if (!queue || queue.options.userId !== userId) throw badQueueId(queueId);
+    if (queue.overflowed) {
+      this.delete(queue);
+      throw badQueueId(queueId);
+    }
     return queue;
   }
 
@@ -63,7 +68,7 @@ export class QueueRegistry {
   collect(now = Date.now()): number {
     let removed = 0;
     for (const queue of [...this.#byId.values()]) {
-      if (!queue.waiting && now - queue.lastConnection >= queue.options.lifespanMs) {
+      if (queue.overflowed || (!queue.waiting && now - queue.lastConnection >= queue.options.lifespanMs)) {
         this.delete(queue);
         removed++;
       }
@@ -82,19 +87,43 @@ export class QueueRegistry {
     for (const queue of this.#byId.values()) queue.release();
   }
 
-  /** Writes every queue to `dir` (atomically) for the next start. */
+  /**
+   * Writes every queue to `dir` (atomically) for the next start, one line at a
+   * time. An event that many queues hold (a message to a large channel) is written
+   * once, and each queue refers to it by number.
+   */
   save(dir: string): number {
-    const queues = [...this.#byId.values()].map((q) => q.save());
     mkdirSync(dir, { recursive: true });
     const path = join(dir, QUEUE_FILE);
-    writeFileSync(`${path}.tmp`, JSON.stringify({ savedAt: Date.now(), queues }));
+    const out = new LineWriter(`${path}.tmp`);
+    out.line({ version: 2, savedAt: Date.now() });
+    // Values many queues hold (an event, the same options) are written once, as numbered `p` lines.
+    const shared = new Map<string, number>();
+    const share = (value: unknown): number => {
+      const text = JSON.stringify(value);
+      let ref = shared.get(text);
+      if (ref === undefined) {
+        shared.set(text, (ref = shared.size));
+        out.raw(`{"p":${text}}`);
+      }
+      return ref;
+    };
+    let saved = 0;
+    for (const queue of this.#byId.values()) {
+      if (queue.overflowed) continue;
+      const events = queue.events.map(({ id, ...payload }) => [id, share(payload)]);
+      out.line({ q: { id: queue.id, options: share(queue.options), nextId: queue.nextId, newestPrunedId: queue.newestPrunedId, events } });
+      saved++;
+    }
+    out.close();
     renameSync(`${path}.tmp`, path);
-    return queues.length;
+    return saved;
   }
 
   /**
    * Loads what the previous process saved. Each restored queue gets a fresh
-   * lifespan from now, so its client has time to come back.
+   * lifespan from now, so its client has time to come back. Queues holding the
+   * same event share its payload.
    */
   load(dir: string): EventQueue[] {
     const path = join(dir, QUEUE_FILE);
@@ -105,8 +134,62 @@ export class QueueRegistry {
       return [];
     }
     rmSync(path, { force: true });
-    const { queues } = JSON.parse(text) as { queues: SavedQueue[] };
-    return queues.map((saved) => this.create(saved.options, saved));
+    const shared: unknown[] = [];
+    const restored: EventQueue[] = [];
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const entry = JSON.parse(text.slice(start, end)) as SavedLine;
+      start = end + 1;
+      if ('p' in entry) shared.push(entry.p);
+      else if ('queues' in entry) {
+        // The single-document form of earlier versions.
+        for (const saved of entry.queues) restored.push(this.create(saved.options, saved));
+      } else if ('q' in entry) {
+        const { events, options, ...rest } = entry.q;
+        const saved: SavedQueue = {
+          ...rest,
+          options: shared[options] as QueueOptions,
+          events: events.map(([id, ref]) => ({ ...(shared[ref] as ServerEvent), id }) as QueuedEvent),
+        };
+        restored.push(this.create(saved.options, saved));
+      }
+    }
+    return restored;
+  }
+}
+
+type SavedLine =
+  | { version: number }
+  | { queues: SavedQueue[] }
+  | { p: unknown }
+  | { q: Omit<SavedQueue, 'events' | 'options'> & { options: number; events: [number, number][] } };
+
+/** Lines written through a buffer, so that no single string holds the whole file. */
+class LineWriter {
+  readonly #fd: number;
+  #buffer: string[] = [];
+  #size = 0;
+  constructor(path: string) {
+    this.#fd = openSync(path, 'w');
+  }
+  line(value: unknown): void {
+    this.raw(JSON.stringify(value));
+  }
+  raw(text: string): void {
+    this.#buffer.push(text, '\n');
+    this.#size += text.length + 1;
+    if (this.#size >= 1 << 20) this.#flush();
+  }
+  #flush(): void {
+    writeSync(this.#fd, this.#buffer.join(''));
+    this.#buffer = [];
+    this.#size = 0;
+  }
+  close(): void {
+    this.#flush();
+    closeSync(this.#fd);
   }
 }
 

@@ -6,7 +6,8 @@
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { badRequest } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
+import { parseJsonText } from './params.ts';
 
 export interface UploadedFile {
   fieldname: string;
@@ -34,9 +35,9 @@ export async function registerBodyParsers(app: FastifyInstance, maxUploadBytes: 
     if (text === '') return done(null, new Map());
     let value: unknown;
     try {
-      value = JSON.parse(text);
-    } catch {
-      return done(badRequest('Malformed JSON'), undefined);
+      value = parseJsonText(text, 'The JSON body');
+    } catch (err) {
+      return done(err instanceof ApiError ? err : badRequest('Malformed JSON'), undefined);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return done(null, new Map());
     const fields = new Map<string, string>();

@@ -126,10 +126,37 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, name: string):
   throw badRequest(zodIssueMessage(name, result.error.issues[0]));
 }
 
+/** Deeper JSON than any parameter needs; validating deeper values would exhaust the stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deeply arrays and objects nest in JSON text, counted without recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123 /* [ { */) deepest = Math.max(deepest, ++depth);
+    else if (c === 93 || c === 125 /* ] } */) depth--;
+  }
+  return deepest;
+}
+
+/** JSON text, refused when nested deeper than MAX_JSON_DEPTH. */
+export function parseJsonText(raw: string, what: string): unknown {
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw badRequest(`${what} is nested too deeply (limit: ${MAX_JSON_DEPTH} levels)`);
+  return JSON.parse(raw);
+}
+
 function parseJson(raw: string, name: string): unknown {
   try {
-    return JSON.parse(raw);
-  } catch {
+    return parseJsonText(raw, name);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
     throw badRequest(`${name} is not valid JSON`);
   }
 }

@@ -142,6 +142,13 @@ export class Router {
     this.#add(method, path, { auth, params, handler });
   }
 
+  /** Every endpoint: method, path as declared, who may call it, its parameter names. */
+  *endpoints(): Iterable<{ method: Method; path: string; auth: Endpoint['auth']; params: string[] }> {
+    for (const [path, table] of this.#paths) {
+      for (const [method, e] of table) yield { method, path, auth: e.auth, params: Object.keys(e.params) };
+    }
+  }
+
   install(app: FastifyInstance, svc: Services): void {
     for (const [path, table] of this.#paths) {
       const { fastifyPath, params } = parsePath(path);

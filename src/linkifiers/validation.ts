@@ -14,6 +14,21 @@ export type ValidationErrors = Record<string, string[]>;
 
 const BLANK = 'This field cannot be blank.';
 
+// Bounds that keep a linkifier within one index row and a reasonable regular expression.
+export const MAX_PATTERN_LENGTH = 1000;
+export const MAX_TEMPLATE_LENGTH = 1024;
+const tooLong = (limit: number, value: string) => `Ensure this value has at most ${limit} characters (it has ${value.length}).`;
+
+// Links a browser would run or fetch from elsewhere: script and data schemes, and
+// scheme-relative //host (also written with backslashes). Browsers ignore leading
+// spaces and controls, and tabs and newlines anywhere, so the check does too.
+const UNSAFE_LINK = /^(?:(?:javascript|data|vbscript):|[\\/]{2})/i;
+export const UNSAFE_TEMPLATE = 'Unsafe URL template: javascript:, data:, vbscript: and //host links are not allowed.';
+
+function isUnsafeLink(template: string): boolean {
+  return UNSAFE_LINK.test(template.replace(/[\t\n\r]/g, '').replace(/^[\x00-\x20]+/, ''));
+}
+
 // re2js speaks Go's regexp/syntax; clients and people know the C++ RE2 wording.
 const RE2_MESSAGES: Record<string, string> = {
   'invalid character class range': 'invalid character class range',
@@ -84,9 +99,16 @@ export function linkifierErrors(pattern: string, urlTemplate: string): Validatio
   const errors: ValidationErrors = {};
   const add = (key: string, msg: string) => (errors[key] ??= []).push(msg);
   if (pattern === '') add('pattern', BLANK);
+  else if (pattern.length > MAX_PATTERN_LENGTH) add('pattern', tooLong(MAX_PATTERN_LENGTH, pattern));
+  if (urlTemplate.length > MAX_TEMPLATE_LENGTH) {
+    add('url_template', tooLong(MAX_TEMPLATE_LENGTH, urlTemplate));
+    return errors;
+  }
   const variables = templateVariables(urlTemplate);
   if (urlTemplate === '') add('url_template', BLANK);
   else if (variables === null) add('url_template', 'Invalid URL template.');
+  else if (isUnsafeLink(urlTemplate)) add('url_template', UNSAFE_TEMPLATE);
+  if (pattern.length > MAX_PATTERN_LENGTH) return errors;
 
   const compiled = compilePattern(pattern);
   if ('error' in compiled) {

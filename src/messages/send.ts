@@ -30,7 +30,7 @@ import { watchUserAccess } from '../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
-import { intArray } from './state-support.ts';
+import { inIds, intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 
@@ -264,7 +264,7 @@ async function channelParticipants(tx: Tx, channel: Channel, sender: User | null
   const subscribed = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
   const ids = [...new Set(sender ? [...subscribed, sender.id] : subscribed)];
   if (ids.length === 0) return [];
-  return tx.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  return tx.selectFrom('users').selectAll().where(inIds('id', ids)).execute();
 }
 
 interface Delivery {
@@ -322,10 +322,12 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
     .returningAll()
     .executeTakeFirstOrThrow();
   if (recipientIds.size > 0) {
-    await tx
-      .insertInto('user_messages')
-      .values([...recipientIds].map((user_id) => ({ realm_id: realm.id, user_id, message_id: message.id, flags: flags.get(user_id) ?? 0 })))
-      .execute();
+    // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
+    const ids = [...recipientIds];
+    await sql`
+      insert into user_messages (realm_id, user_id, message_id, flags)
+      select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
+      from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
   }
   if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
   if (rendered.attachment_path_ids.length > 0) {

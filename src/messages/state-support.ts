@@ -1,10 +1,8 @@
 // What the message register sections share: which message events the user
 // received a copy of, and id lists as one SQL parameter.
 
-import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { ServerEvent } from '../events/types.ts';
-import { isRowId } from '../db/ids.ts';
 
 /** The fields of a `message` event's message that the sections read. */
 export interface EventMessage {
@@ -16,10 +14,7 @@ export interface EventMessage {
   display_recipient: string | { id: number }[];
 }
 
-/** Ids as one `int[]` parameter (no limit on their number); ids no row can have are left out. */
-export function intArray(ids: readonly number[]): RawBuilder<number[]> {
-  return sql<number[]>`${ids.filter(isRowId)}::int[]`;
-}
+export { intArray } from '../db/ids.ts';
 
 /**
  * The user's subscriptions as register saw them, kept current from

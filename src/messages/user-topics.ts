@@ -82,16 +82,23 @@ export async function setVisibilityPolicy(
   policy: VisibilityPolicy,
 ): Promise<void> {
   const now = new Date();
-  await tx
-    .deleteFrom('user_topics')
-    .where('user_id', '=', userId)
-    .where('channel_id', '=', channelId)
-    .where(sql<string>`lower(topic)`, '=', topic.toLowerCase())
-    .execute();
-  if (policy !== VISIBILITY.INHERIT) {
+  if (policy === VISIBILITY.INHERIT) {
+    await tx
+      .deleteFrom('user_topics')
+      .where('user_id', '=', userId)
+      .where('channel_id', '=', channelId)
+      .where(sql<string>`lower(topic)`, '=', topic.toLowerCase())
+      .execute();
+  } else {
+    // One statement, so that concurrent copies of a request replace rather than collide.
     await tx
       .insertInto('user_topics')
       .values({ realm_id: realmId, user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: now })
+      .onConflict((oc) =>
+        oc
+          .expression(sql`user_id, channel_id, lower(topic)`)
+          .doUpdateSet((eb) => ({ topic: eb.ref('excluded.topic'), visibility_policy: eb.ref('excluded.visibility_policy'), last_updated: eb.ref('excluded.last_updated') })),
+      )
       .execute();
   }
   // The legacy full list first, as Zulip sends it; queues that take user_topic never see it.

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 // User groups (spec endpoint 3, digest 1.3, 1.24, section 2): parameters in, one action or read, the reply.
 import type { Router } from '../http/router.ts';
 import { p, type Param } from '../http/params.ts';
@@ -18,13 +19,16 @@ function pickSettings<T>(q: Record<GroupPermission, T | undefined>): Partial<Rec
 
 const idList = p.intList().optional();
 
+/** The reference's UserGroup.MAX_DESCRIPTION_LENGTH. */
+const groupDescription = p.str(z.string().max(1024));
+
 export function userGroupRoutes(r: Router): void {
   r.route(
     'POST',
     '/user_groups/create',
     {
       name: p.str(),
-      description: p.str(),
+      description: groupDescription,
       members: p.intList(),
       subgroups: idList,
       ...settingParams(p.json(groupSettingValueSchema).optional()),
@@ -44,7 +48,7 @@ export function userGroupRoutes(r: Router): void {
     '/user_groups/{user_group_id}',
     {
       name: p.str().optional(),
-      description: p.str().optional(),
+      description: groupDescription.optional(),
       deactivated: p.bool().optional(),
       ...settingParams(p.json(groupSettingChangeSchema).optional()),
     },

@@ -1,3 +1,4 @@
+import { inIds } from '../db/ids.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
@@ -33,7 +34,7 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
   let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId);
   if (ids) {
     if (ids.length === 0) return [];
-    q = q.where('id', 'in', ids);
+    q = q.where(inIds('id', ids));
   } else {
     q = q.where('is_system_bot', '=', false);
   }

@@ -1,0 +1,91 @@
+// What a queue keeps and what a restart writes and reads (issue 12, point 7): a
+// queue beyond MAX_QUEUE_EVENTS is dropped (its client re-registers), and saved
+// queues write an event that many of them hold once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_QUEUE_EVENTS, capabilities, type QueueOptions } from '../../src/events/queue.ts';
+import { QueueRegistry } from '../../src/events/queues.ts';
+import { ApiError } from '../../src/http/errors.ts';
+
+const options = (userId: number): QueueOptions => ({
+  realmId: 1,
+  userId,
+  eventTypes: null,
+  narrow: [],
+  allPublicStreams: false,
+  applyMarkdown: true,
+  clientSvcavatar: false,
+  slimPresence: false,
+  capabilities: capabilities(),
+  clientName: 'test',
+  lifespanMs: 600_000,
+});
+
+test('a queue beyond its limit is dropped: the next poll is BAD_EVENT_QUEUE_ID', () => {
+  const registry = new QueueRegistry();
+  const queue = registry.create(options(1));
+  for (let i = 0; i < MAX_QUEUE_EVENTS; i++) queue.push({ type: 'typing', op: 'start', n: i });
+  assert.equal(registry.get(queue.id, 1).events.length, MAX_QUEUE_EVENTS, 'up to the limit it keeps everything');
+  queue.push({ type: 'typing', op: 'start', n: 'one too many' });
+  assert.equal(queue.events.length, 0, 'nothing kept');
+  assert.throws(
+    () => registry.get(queue.id, 1),
+    (err: unknown) => err instanceof ApiError && err.code === 'BAD_EVENT_QUEUE_ID',
+  );
+  assert.equal([...registry.forUser(1)].length, 0, 'the queue is gone');
+});
+
+test('a parked poll answers when its queue overflows', async () => {
+  const registry = new QueueRegistry();
+  const queue = registry.create(options(1));
+  for (let i = 0; i < MAX_QUEUE_EVENTS; i++) queue.events.push({ type: 'typing', id: queue.nextId++ });
+  const poll = queue.wait(60_000);
+  queue.push({ type: 'typing' });
+  assert.deepEqual(await poll, []);
+});
+
+test('many restored queues: a shared event is written once, and every queue gets it back', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'confab-queues-'));
+  try {
+    const QUEUES = 5000;
+    const registry = new QueueRegistry();
+    const message = { type: 'message', message: { id: 7, content: 'x'.repeat(2000), display_recipient: 'general' }, flags: [] };
+    for (let i = 0; i < QUEUES; i++) {
+      const q = registry.create(options(1 + (i % 50)));
+      q.push(message);
+      q.push({ type: 'presence', user_id: i });
+    }
+    assert.equal(registry.save(dir), QUEUES);
+    const size = statSync(join(dir, 'event-queues.json')).size;
+    // One copy of the message (~2 kB), its options once, then under 250 bytes a queue; a copy per queue would be 13 MB.
+    assert.ok(size < 2_500 + QUEUES * 250, `written ${size} bytes`);
+
+    const restored = new QueueRegistry().load(dir);
+    assert.equal(restored.length, QUEUES);
+    for (const q of [restored[0]!, restored[QUEUES - 1]!]) {
+      assert.equal(q.events.length, 2);
+      assert.deepEqual(q.events[0], { ...message, id: 0 });
+      assert.equal(q.events[1]!.type, 'presence');
+      assert.equal(q.nextId, 2);
+    }
+    assert.equal(restored[0]!.events[0]!.message, restored[1]!.events[0]!.message, 'one payload shared');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the single-document file of earlier versions still loads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'confab-queues-'));
+  try {
+    const saved = { id: 'q1', options: options(3), events: [{ type: 'heartbeat', id: 4 }], nextId: 5, newestPrunedId: 3 };
+    writeFileSync(join(dir, 'event-queues.json'), JSON.stringify({ savedAt: Date.now(), queues: [saved] }));
+    const [queue] = new QueueRegistry().load(dir);
+    assert.equal(queue!.id, 'q1');
+    assert.deepEqual(queue!.events, saved.events);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
