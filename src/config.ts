@@ -45,6 +45,8 @@ export interface Config {
     dailyLimit: number;
   };
   logLevel: string;
+  /** Also accept and announce the reference's names (zulip_version, client_gravatar, ...); COMPAT_NAMES=false turns them off. */
+  compatNames: boolean;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -90,6 +92,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
+    compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };
   return { ...base, ...overrides };
 }
