@@ -20,6 +20,7 @@ import { messageFlagRoutes } from './messages/flag-routes.ts';
 import { topicRoutes } from './messages/topic-routes.ts';
 import { typingRoutes } from './messages/typing-routes.ts';
 import { reactionRoutes } from './messages/reaction-routes.ts';
+import { submessageRoutes } from './messages/submessage-routes.ts';
 import { messageEditRoutes } from './messages/edit-routes.ts';
 import { customProfileFieldRoutes } from './custom_profile_fields/routes.ts';
 import { savedSnippetRoutes } from './saved_snippets/routes.ts';
@@ -32,6 +33,7 @@ import { navigationViewRoutes } from './navigation_views/routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { realmPlaygroundRoutes } from './realm_playgrounds/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -48,6 +50,7 @@ export function apiRoutes(): Router {
   topicRoutes(router);
   typingRoutes(router);
   reactionRoutes(router);
+  submessageRoutes(router);
   messageEditRoutes(router);
   customProfileFieldRoutes(router);
   savedSnippetRoutes(router);
@@ -59,6 +62,7 @@ export function apiRoutes(): Router {
   draftRoutes(router);
   pushRoutes(router);
   invitationRoutes(router);
+  realmPlaygroundRoutes(router);
   return router;
 }
 

@@ -14,6 +14,7 @@ import { presenceSection } from '../presence/state.ts';
 import { navigationViewsSection } from '../navigation_views/state.ts';
 import { draftsSection } from '../drafts/state.ts';
 import { pushDevicesSection } from '../push/state.ts';
+import { realmPlaygroundsSection } from '../realm_playgrounds/state.ts';
 import { unreadSection } from '../messages/unread.ts';
 import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
 import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.ts';
@@ -31,6 +32,7 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   linkifiersSection,
   realmFiltersSection,
   realmEmojiSection,
+  realmPlaygroundsSection,
   ...settingsSections,
   presenceSection,
   navigationViewsSection,

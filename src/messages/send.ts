@@ -30,6 +30,7 @@ import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolic
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
 import { intArray } from './state-support.ts';
+import { attachWidget } from './submessages.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -314,6 +315,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       .execute();
   }
   if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
+  await attachWidget(tx, message);
 
   await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
     publicChannel: channel !== undefined && !channel.invite_only,

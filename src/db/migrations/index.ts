@@ -17,6 +17,9 @@ import * as messageFlags from './0070_message_flags.ts';
 import * as invitations from './0090_invitations.ts';
 import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
+import * as submessages from './0140_submessages.ts';
+import * as realmPlaygrounds from './0141_realm_playgrounds.ts';
+import * as pushDeviceTokens from './0142_push_device_tokens.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -35,4 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0090_invitations': invitations,
   '0100_system_bots': systemBots,
   '0101_welcome_bot': welcomeBot,
+  '0140_submessages': submessages,
+  '0141_realm_playgrounds': realmPlaygrounds,
+  '0142_push_device_tokens': pushDeviceTokens,
 };
