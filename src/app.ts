@@ -21,6 +21,7 @@ import { topicRoutes } from './messages/topic-routes.ts';
 import { typingRoutes } from './messages/typing-routes.ts';
 import { reactionRoutes } from './messages/reaction-routes.ts';
 import { submessageRoutes } from './messages/submessage-routes.ts';
+import { reportRoutes } from './messages/report-routes.ts';
 import { messageEditRoutes } from './messages/edit-routes.ts';
 import { customProfileFieldRoutes } from './custom_profile_fields/routes.ts';
 import { savedSnippetRoutes } from './saved_snippets/routes.ts';
@@ -51,6 +52,7 @@ export function apiRoutes(): Router {
   typingRoutes(router);
   reactionRoutes(router);
   submessageRoutes(router);
+  reportRoutes(router);
   messageEditRoutes(router);
   customProfileFieldRoutes(router);
   savedSnippetRoutes(router);
