@@ -69,7 +69,7 @@ const MAX_IDX = 1000;
 const idx = z.int().min(0).max(MAX_IDX);
 
 const POLL_DATA: Record<string, z.ZodType> = {
-  vote: z.strictObject({ type: z.string(), key: z.string(), vote: z.union([z.literal(1), z.literal(-1)]) }),
+  vote: z.strictObject({ type: z.string(), key: z.string(), vote: z.int().refine((v) => v === 1 || v === -1, { message: 'Invalid {name}' }) }),
   question: z.strictObject({ type: z.string(), question: z.string() }),
   new_option: z.strictObject({ type: z.string(), option: z.string(), idx }),
 };
