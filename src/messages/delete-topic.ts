@@ -21,7 +21,7 @@ export const DELETE_TOPIC_BATCH = 100;
 export const DELETE_TOPIC_TIME_BUDGET_MS = 50_000;
 
 /** The next batch of the topic's messages the user may see, newest first, locked. */
-async function nextBatch(tx: Tx, user: User, channel: Channel, topic: string) {
+async function nextBatch(tx: Tx, user: User, channel: Channel, topic: string, size: number) {
   let q = tx
     .selectFrom('messages')
     .selectAll()
@@ -33,24 +33,30 @@ async function nextBatch(tx: Tx, user: User, channel: Channel, topic: string) {
       exists(selectFrom('user_messages').select('message_id').whereRef('user_messages.message_id', '=', 'messages.id').where('user_messages.user_id', '=', user.id)),
     );
   }
-  return q.orderBy('id', 'desc').limit(DELETE_TOPIC_BATCH).forUpdate().execute();
+  return q.orderBy('id', 'desc').limit(size).forUpdate().execute();
 }
 
-export async function deleteTopic(svc: Services, realm: Realm, user: User, channelId: number, topic: string, budgetMs = DELETE_TOPIC_TIME_BUDGET_MS): Promise<{ complete: boolean }> {
+export async function deleteTopic(
+  svc: Services,
+  realm: Realm,
+  user: User,
+  channelId: number,
+  topic: string,
+  limits = { budgetMs: DELETE_TOPIC_TIME_BUDGET_MS, batchSize: DELETE_TOPIC_BATCH },
+): Promise<{ complete: boolean }> {
   if (!isAdmin(user)) throw mustBeAdmin();
   const viewer = await channelViewer(svc.db, realm, user);
   const channel = await getChannel(svc.db, realm.id, channelId);
   if (!channel || !hasContentAccess(viewer, channel)) throw badRequest('Invalid channel ID');
   const started = Date.now();
   for (;;) {
-    if (Date.now() - started >= budgetMs) return { complete: false };
     const deleted = await transact(svc, async (tx, emit) => {
-      const batch = await nextBatch(tx, user, channel, topic);
-      // Each batch is one conversation's messages: deleteMessages keeps the event's topic.
+      const batch = await nextBatch(tx, user, channel, topic, limits.batchSize);
       if (batch.length > 0) await deleteMessages(tx, emit, realm, batch, channel, user);
       return batch.length;
     });
-    if (deleted < DELETE_TOPIC_BATCH) return { complete: true };
+    if (deleted < limits.batchSize) return { complete: true };
+    // Every request makes progress: the budget is looked at after a batch.
+    if (Date.now() - started >= limits.budgetMs) return { complete: false };
   }
 }
-
