@@ -44,20 +44,18 @@ test('/server_settings and /register carry both names of the version, with the s
 });
 
 test('the restart event carries both names', async () => {
-  const persistent = await startTestServer({ dataDir: await import('node:fs/promises').then((fs) => fs.mkdtemp('/tmp/confab-compat-')) });
+  const fs = await import('node:fs/promises');
+  const dataDir = await fs.mkdtemp('/tmp/confab-compat-');
+  let running = await startTestServer({ dataDir });
   try {
-    const reg = ok(await persistent.owner.post('/register', { event_types: ['restart'] }));
-    const second = await persistent.restart();
-    try {
-      const res = ok(await second.owner.get('/events', { queue_id: reg.queue_id, last_event_id: -1, dont_block: true }));
-      const restart = res.events.find((e: any) => e.type === 'restart');
-      assert.deepEqual(versionKeys(restart), VERSION_KEYS);
-    } finally {
-      await second.close();
-    }
-  } catch (err) {
-    await persistent.close().catch(() => {});
-    throw err;
+    const reg = ok(await running.owner.post('/register', { event_types: ['restart'] }));
+    running = await running.restart();
+    const res = ok(await running.owner.get('/events', { queue_id: reg.queue_id, last_event_id: -1, dont_block: true }));
+    const restart = res.events.find((e: any) => e.type === 'restart');
+    assert.deepEqual(versionKeys(restart), VERSION_KEYS);
+  } finally {
+    await running.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
   }
 });
 
