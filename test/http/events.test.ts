@@ -60,7 +60,8 @@ test('register answers with a queue, -1, the version and the state', async () =>
   assert.equal(state.realm_can_create_public_channel_group, groups['role:members']);
   assert.equal(state.realm_can_delete_any_message_group, groups['role:administrators']);
   assert.equal(state.server_supported_permission_settings.realm.can_create_web_public_channel_group.require_system_group, true);
-  assert.equal('zulip_feature_level' in state, false);
+  // The reference's names beside the spec's (COMPAT_NAMES, on by default; docs/DECISIONS.md).
+  assert.equal(state.zulip_feature_level, state.svc_feature_level);
 });
 
 test('fetch_event_types chooses the sections; event_types is the fallback', async () => {
