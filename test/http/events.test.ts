@@ -73,7 +73,18 @@ test('fetch_event_types chooses the sections; event_types is the fallback', asyn
   assert.ok(Array.isArray(usersOnly.realm_users));
   assert.equal('realm_name' in usersOnly, false);
   const none = await register(member, { fetch_event_types: ['no_such_type'] });
-  assert.deepEqual(Object.keys(none).sort(), ['last_event_id', 'msg', 'queue_id', 'result', 'svc_feature_level', 'svc_version']);
+  assert.deepEqual(Object.keys(none).sort(), [
+    'last_event_id',
+    'msg',
+    'queue_id',
+    'result',
+    'svc_feature_level',
+    'svc_merge_base',
+    'svc_version',
+    'zulip_feature_level',
+    'zulip_merge_base',
+    'zulip_version',
+  ]);
 });
 
 test('realm_users: active users without is_active, others in realm_non_active_users, avatars by client_svcavatar', async () => {
