@@ -21,6 +21,8 @@ import { messageFlagRoutes } from './messages/flag-routes.ts';
 import { topicRoutes } from './messages/topic-routes.ts';
 import { typingRoutes } from './messages/typing-routes.ts';
 import { reactionRoutes } from './messages/reaction-routes.ts';
+import { submessageRoutes } from './messages/submessage-routes.ts';
+import { reportRoutes } from './messages/report-routes.ts';
 import { messageEditRoutes } from './messages/edit-routes.ts';
 import { customProfileFieldRoutes } from './custom_profile_fields/routes.ts';
 import { savedSnippetRoutes } from './saved_snippets/routes.ts';
@@ -40,6 +42,7 @@ import { alertWordRoutes } from './alert_words/routes.ts';
 import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { registerUploadFileRoutes } from './uploads/serve.ts';
+import { realmPlaygroundRoutes } from './realm_playgrounds/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -56,6 +59,8 @@ export function apiRoutes(): Router {
   topicRoutes(router);
   typingRoutes(router);
   reactionRoutes(router);
+  submessageRoutes(router);
+  reportRoutes(router);
   messageEditRoutes(router);
   customProfileFieldRoutes(router);
   savedSnippetRoutes(router);
@@ -73,6 +78,7 @@ export function apiRoutes(): Router {
   alertWordRoutes(router);
   readReceiptRoutes(router);
   uploadRoutes(router);
+  realmPlaygroundRoutes(router);
   return router;
 }
 

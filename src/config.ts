@@ -51,6 +51,8 @@ export interface Config {
   /** How often the scheduler looks for due scheduled messages and reminders. */
   schedulerIntervalMs: number;
   logLevel: string;
+  /** Also accept and announce the reference's names (zulip_version, client_gravatar, ...); COMPAT_NAMES=false turns them off. */
+  compatNames: boolean;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -99,6 +101,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     },
     schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };
   return { ...base, ...overrides };
 }

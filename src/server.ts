@@ -17,7 +17,7 @@ import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
-import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
+import { SERVER_GENERATION, versionFields } from './version.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -45,7 +45,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   if (persistQueues) {
     const restored = svc.queues.load(config.dataDir);
     // Clients learn that the server behind their queue changed (digest 3.1).
-    const restart = { type: 'restart', svc_version: SVC_VERSION, svc_feature_level: SVC_FEATURE_LEVEL, server_generation: SERVER_GENERATION, immediate: false };
+    const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION, immediate: false };
     for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
   }

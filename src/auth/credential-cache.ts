@@ -44,6 +44,11 @@ export class CredentialCache {
     this.#byKey.clear();
   }
 
+  /** Forgets a user's entries at once (their API key changed). */
+  forgetUser(userId: number): void {
+    for (const [key, entry] of this.#byKey) if (entry.user.id === userId) this.#byKey.delete(key);
+  }
+
   /** Drops what a published change may have made stale. */
   observe(notice: Notice): void {
     const { event } = notice;

@@ -19,6 +19,7 @@ import type { UserStatusTables } from '../user_status/tables.ts';
 import type { MutedUserTables } from '../muted_users/tables.ts';
 import type { AlertWordTables } from '../alert_words/tables.ts';
 import type { UploadTables } from '../uploads/tables.ts';
+import type { RealmPlaygroundTables } from '../realm_playgrounds/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -39,7 +40,8 @@ export interface Database
     UserStatusTables,
     MutedUserTables,
     AlertWordTables,
-    UploadTables {}
+    UploadTables,
+    RealmPlaygroundTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

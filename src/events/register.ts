@@ -6,7 +6,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { isGuest } from '../users/roles.ts';
-import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
+import { versionFields } from '../version.ts';
 import { capabilities as parseCapabilities, type QueueOptions } from './queue.ts';
 import { checkRegisterNarrow } from './narrow.ts';
 import { applyEvents, fetchState, selected, type RegisterContext } from './state.ts';
@@ -86,8 +86,7 @@ export async function registerQueue(svc: Services, realm: Realm, user: User | nu
     return {
       queue_id: queue?.id ?? null,
       last_event_id: arrived.length > 0 ? arrived[arrived.length - 1].id : -1,
-      svc_feature_level: SVC_FEATURE_LEVEL,
-      svc_version: SVC_VERSION,
+      ...versionFields(svc.config.compatNames),
       ...state,
     };
   } catch (err) {

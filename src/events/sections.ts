@@ -15,6 +15,7 @@ import { navigationViewsSection } from '../navigation_views/state.ts';
 import { draftsSection } from '../drafts/state.ts';
 import { remindersSection, scheduledMessagesSection } from '../scheduled_messages/state.ts';
 import { pushDevicesSection } from '../push/state.ts';
+import { realmPlaygroundsSection } from '../realm_playgrounds/state.ts';
 import { unreadSection } from '../messages/unread.ts';
 import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
 import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.ts';
@@ -35,6 +36,7 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   linkifiersSection,
   realmFiltersSection,
   realmEmojiSection,
+  realmPlaygroundsSection,
   ...settingsSections,
   presenceSection,
   navigationViewsSection,

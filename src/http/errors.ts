@@ -104,3 +104,6 @@ export const BASIC_AUTH_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="zulip"' 
 export function unauthorized(msg = 'Not logged in: API authentication or user session required'): ApiError {
   return new ApiError('UNAUTHORIZED', msg, { headers: BASIC_AUTH_CHALLENGE });
 }
+
+/** The reference's human_users_only: endpoints about a person's own devices and credentials. */
+export const noBotRequests = (): ApiError => badRequest('This endpoint does not accept bot requests.');

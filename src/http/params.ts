@@ -217,12 +217,23 @@ export interface ParsedParams<S extends ParamSpecs> {
   consumed: Set<string>;
 }
 
-export function parseParams<S extends ParamSpecs>(specs: S, source: ParamSource): ParsedParams<S> {
+/**
+ * The reference's names for our renamed parameters (docs/DECISIONS.md, "Compatible
+ * names"): read where the spec's name is absent; when both are given the spec's wins.
+ */
+export const COMPAT_PARAM_NAMES: Readonly<Record<string, string>> = { client_svcavatar: 'client_gravatar' };
+
+export function parseParams<S extends ParamSpecs>(specs: S, source: ParamSource, compatNames: Readonly<Record<string, string>> = {}): ParsedParams<S> {
   const values: Record<string, unknown> = {};
   const consumed = new Set<string>();
   for (const [name, spec] of Object.entries(specs)) {
     const names = [name, ...spec.aliases];
     const given = names.filter((n) => source.get(n) !== undefined);
+    const compat = compatNames[name];
+    if (compat !== undefined && source.get(compat) !== undefined) {
+      consumed.add(compat);
+      if (given.length === 0) given.push(compat);
+    }
     for (const n of given) consumed.add(n);
     if (given.length > 1) {
       throw new ApiError('REQUEST_CONFUSING_VAR', `Can't decide between '${given[0]}' and '${given[1]}' arguments`, {

@@ -9,7 +9,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { ApiError, badRequest, unauthorized } from './errors.ts';
-import { ignoredParameters, parseParams, type ParamSource, type ParamSpecs, type ParamValues } from './params.ts';
+import { COMPAT_PARAM_NAMES, ignoredParameters, parseParams, type ParamSource, type ParamSpecs, type ParamValues } from './params.ts';
 import { readBody, type UploadedFile } from './body.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
 import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
@@ -243,7 +243,7 @@ async function dispatch(
     }
 
     const source = new Sources(body.fields, req.query as Record<string, unknown>);
-    const { values, consumed } = parseParams(endpoint.params, source);
+    const { values, consumed } = parseParams(endpoint.params, source, svc.config.compatNames ? COMPAT_PARAM_NAMES : {});
     const result = await endpoint.handler(ctx, { ...values, ...pathValues });
     const ignored = ignoredParameters(source, consumed);
     return reply.send({

@@ -11,6 +11,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
 import { flagNames, HISTORICAL_FLAGS } from './flags.ts';
+import { submessagesOf } from './submessages.ts';
 
 export interface ApiMessage extends Record<string, unknown> {
   id: number;
@@ -47,7 +48,7 @@ export async function formatMessages(db: Executor, realm: Realm, rows: Message[]
   const senderIds = [...new Set(rows.map((m) => m.sender_id))];
   const channelIds = [...new Set(rows.map((m) => m.channel_id).filter((id): id is number => id !== null))];
   const recipientIds = [...new Set(rows.filter((m) => m.channel_id === null).map((m) => m.recipient_id))];
-  const [senders, channels, dmRecipients, reactions, linkTopic] = await Promise.all([
+  const [senders, channels, dmRecipients, reactions, linkTopic, submessages] = await Promise.all([
     db.selectFrom('users').selectAll().where('id', 'in', senderIds).execute(),
     channelIds.length > 0 ? db.selectFrom('channels').select(['id', 'name']).where('id', 'in', channelIds).execute() : [],
     recipientIds.length > 0 ? db.selectFrom('recipients').select(['id', 'dm_user_ids']).where('id', 'in', recipientIds).execute() : [],
@@ -59,6 +60,7 @@ export async function formatMessages(db: Executor, realm: Realm, rows: Message[]
       .orderBy('user_id')
       .execute(),
     topicLinker(db, realm.id),
+    submessagesOf(db, ids),
   ]);
   const dmUserIds = [...new Set(dmRecipients.flatMap((r) => r.dm_user_ids ?? []))];
   const dmUsers = dmUserIds.length > 0 ? await db.selectFrom('users').select(['id', 'email', 'full_name', 'is_mirror_dummy']).where('id', 'in', dmUserIds).execute() : [];
@@ -96,7 +98,7 @@ export async function formatMessages(db: Executor, realm: Realm, rows: Message[]
       topic_links: isChannel ? linkTopic(m.topic) : [],
       is_me_message: m.is_me_message,
       reactions: reactionsOf.get(m.id) ?? [],
-      submessages: [],
+      submessages: submessages.get(m.id) ?? [],
       sender_full_name: sender.full_name,
       sender_email: sender.email,
       sender_realm_str: realm.string_id,

@@ -33,6 +33,7 @@ import { countChannelMessage } from './channel-stats.ts';
 import { inIds, intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
+import { attachWidget } from './submessages.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -215,7 +216,7 @@ export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm
       channel = await resolveChannel(tx, viewer, req.to);
       checkTopicAllowed(realm, channel, topic);
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
-      participants = await channelParticipants(tx, channel, sender);
+      participants = await channelParticipants(tx, channel);
     } else {
       const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
       participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
@@ -259,10 +260,9 @@ export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm
   }
 }
 
-/** A channel message reaches its subscribers, and its sender. */
-async function channelParticipants(tx: Tx, channel: Channel, sender: User | null): Promise<User[]> {
-  const subscribed = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
-  const ids = [...new Set(sender ? [...subscribed, sender.id] : subscribed)];
+/** A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference). */
+async function channelParticipants(tx: Tx, channel: Channel): Promise<User[]> {
+  const ids = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
   if (ids.length === 0) return [];
   return tx.selectFrom('users').selectAll().where(inIds('id', ids)).execute();
 }
@@ -333,6 +333,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
   }
+  await attachWidget(tx, message);
 
   await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
     publicChannel: channel !== undefined && !channel.invite_only,
@@ -357,8 +358,7 @@ export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, rea
     // A channel that keeps to the general chat topic keeps to it for notices too.
     const topic = topicsPolicyOf(realm, channel) === 'empty_topic_only' ? '' : normalizeTopic(to.topic);
     const recipientId = await channelRecipientId(tx, realm.id, channel.id);
-    // The bot is no subscriber: it keeps no copy of what it posts in channels.
-    delivery = { channel, topic, participants: await channelParticipants(tx, channel, null), recipientId };
+    delivery = { channel, topic, participants: await channelParticipants(tx, channel), recipientId };
   } else {
     const participants = [...new Map([bot, to.user].map((u) => [u.id, u])).values()];
     const recipientId = await dmRecipientId(

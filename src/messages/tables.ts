@@ -59,6 +59,17 @@ export interface ReactionTable {
   created_at: Generated<Timestamp>;
 }
 
+/** Data a widget (poll, to-do list) attaches to a message: its definition ("widget") and each action. */
+export interface SubmessageTable {
+  id: Generated<number>;
+  realm_id: number;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  /** JSON text, as the client sent it. */
+  content: string;
+}
+
 export interface UserTopicTable {
   realm_id: number;
   user_id: number;
@@ -81,6 +92,7 @@ export interface MessageTables {
   messages: MessageTable;
   user_messages: UserMessageTable;
   reactions: ReactionTable;
+  submessages: SubmessageTable;
   user_topics: UserTopicTable;
 }
 

@@ -5,6 +5,7 @@ import { TEXT_BOUNDS } from '../realm/state.ts';
 import { topicParameter } from './validation.ts';
 import { VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { channelTopics, updateMutedTopic, updateUserTopic, type ChannelRef } from './topics.ts';
+import { deleteTopic } from './delete-topic.ts';
 
 /** A topic named in a request: at most `max_topic_length` characters, "general chat" read as empty. */
 const topicName = p.str().map((raw, name) => {
@@ -42,4 +43,8 @@ export function topicRoutes(r: Router): void {
   r.publicRoute('GET', '/users/me/{stream_id}/topics', 'optional', { allow_empty_topic_name: p.bool().default(false) }, async (ctx, q) => ({
     topics: await channelTopics(ctx.svc.db, ctx.realm!, ctx.user, q.stream_id, { allowEmptyTopicName: q.allow_empty_topic_name }),
   }));
+
+  r.route('POST', '/streams/{stream_id}/delete_topic', { topic_name: topicName }, async (ctx, q) =>
+    deleteTopic(ctx.svc, ctx.realm, ctx.user, q.stream_id, q.topic_name),
+  );
 }

@@ -91,13 +91,20 @@ export function topicLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, 
   return `[${text}](${channelPath(channel)}/topic/${encodeHashComponent(topic)})`;
 }
 
+/** `#**channel>topic@id**`: a link to one message, or a plain link where a name would break it. */
+export function messageLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number, emptyTopicName: string): string {
+  if (!BREAKS_LINK.test(channel.name) && !BREAKS_LINK.test(topic)) return `#**${channel.name}>${topic}@${messageId}**`;
+  const text = `#${escapeLinkText(channel.name)} > ${escapeLinkText(topic === '' ? emptyTopicName : topic)} @ 💬`;
+  return `[${text}](${messagePath(channel, topic, messageId)})`;
+}
+
 /** A message's link within its organization (the reference's stream_message_url, after the organization's URL). */
 export function messagePath(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number): string {
   return `${channelPath(channel)}/topic/${encodeHashComponent(topic)}/near/${messageId}`;
 }
 
 /** `[#channel > topic](…/with/id)`: a message in its topic, named (the reference's reminder link). */
-export function messageLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number, emptyTopicName: string): string {
+export function namedMessageLink(channel: Pick<Channel, 'id' | 'name'>, topic: string, messageId: number, emptyTopicName: string): string {
   const text = `#${escapeLinkText(channel.name)} > ${escapeLinkText(topic === '' ? emptyTopicName : topic)}`;
   return `[${text}](${channelPath(channel)}/topic/${encodeHashComponent(topic)}/with/${messageId})`;
 }

@@ -18,8 +18,20 @@ export interface PushDeviceTable {
   date_created: Timestamp;
 }
 
+/** A legacy push token (APNs or FCM), one per user, kind and token. */
+export interface PushDeviceTokenTable {
+  id: Generated<number>;
+  realm_id: number;
+  user_id: number;
+  kind: string;
+  token: string;
+  ios_app_id: string | null;
+  last_updated: Timestamp;
+}
+
 export interface PushTables {
   push_devices: PushDeviceTable;
+  push_device_tokens: PushDeviceTokenTable;
 }
 
 export type PushDevice = Selectable<PushDeviceTable>;

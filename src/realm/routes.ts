@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { badRequest } from '../http/errors.ts';
-import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../version.ts';
+import { versionFields } from '../version.ts';
 import { realmIconUrl, realmUrl, settingsOf } from './queries.ts';
 import { renderHtml } from '../rendering/index.ts';
 import { MAX_REALM_NAME_LENGTH } from './actions.ts';
@@ -29,8 +29,7 @@ export function realmRoutes(r: Router): void {
         saml: false,
         'openid connect': false,
       },
-      svc_version: SVC_VERSION,
-      svc_feature_level: SVC_FEATURE_LEVEL,
+      ...versionFields(svc.config.compatNames),
       push_notifications_enabled: svc.config.pushServiceUrl !== undefined,
       is_incompatible: ctx.request.clientName === 'ZulipInvalid',
     };

@@ -12,7 +12,7 @@ import { getChannel } from '../channels/queries.ts';
 import { listUsers } from '../users/queries.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
-import { messageLink, messagePath, silentMention, unusedFence } from '../notification_bot/index.ts';
+import { namedMessageLink, messagePath, silentMention, unusedFence } from '../notification_bot/index.ts';
 
 const TRUNCATED = '\n[message truncated]';
 
@@ -47,7 +47,7 @@ export async function reminderContent(db: Executor, config: Pick<Config, 'extern
   let said: string;
   if (message.channel_id !== null) {
     const channel = (await getChannel(db, realm.id, message.channel_id))!;
-    const where = messageLink(channel, message.topic, message.id, EMPTY_TOPIC_DISPLAY_NAME);
+    const where = namedMessageLink(channel, message.topic, message.id, EMPTY_TOPIC_DISPLAY_NAME);
     const url = `${base}/${messagePath(channel, message.topic, message.id)}`;
     intro = `You requested a reminder for the following message.${noted}`;
     said = widget ? `${silentMention(author)} [sent](${url}) a ${widget} in ${where}.` : `${silentMention(author)} [said](${url}) in ${where}:`;

@@ -60,7 +60,8 @@ test('register answers with a queue, -1, the version and the state', async () =>
   assert.equal(state.realm_can_create_public_channel_group, groups['role:members']);
   assert.equal(state.realm_can_delete_any_message_group, groups['role:administrators']);
   assert.equal(state.server_supported_permission_settings.realm.can_create_web_public_channel_group.require_system_group, true);
-  assert.equal('zulip_feature_level' in state, false);
+  // The reference's names beside the spec's (COMPAT_NAMES, on by default; docs/DECISIONS.md).
+  assert.equal(state.zulip_feature_level, state.svc_feature_level);
 });
 
 test('fetch_event_types chooses the sections; event_types is the fallback', async () => {
@@ -72,7 +73,18 @@ test('fetch_event_types chooses the sections; event_types is the fallback', asyn
   assert.ok(Array.isArray(usersOnly.realm_users));
   assert.equal('realm_name' in usersOnly, false);
   const none = await register(member, { fetch_event_types: ['no_such_type'] });
-  assert.deepEqual(Object.keys(none).sort(), ['last_event_id', 'msg', 'queue_id', 'result', 'svc_feature_level', 'svc_version']);
+  assert.deepEqual(Object.keys(none).sort(), [
+    'last_event_id',
+    'msg',
+    'queue_id',
+    'result',
+    'svc_feature_level',
+    'svc_merge_base',
+    'svc_version',
+    'zulip_feature_level',
+    'zulip_merge_base',
+    'zulip_version',
+  ]);
 });
 
 test('realm_users: active users without is_active, others in realm_non_active_users, avatars by client_svcavatar', async () => {

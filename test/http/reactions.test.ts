@@ -178,8 +178,9 @@ test('the extra emoji `zulip`: inferred from the name, explicit, and removed wit
     reactionEvent('remove', id, bob, 'Bob Baker', ['zulip', 'zulip', 'svc_extra_emoji']),
     reactionEvent('remove', id, alice, 'Alice Able', ['zulip', 'zulip', 'svc_extra_emoji']),
   ]);
-  // The old name of the type is not ours.
-  expectError(await react(bob, id, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }), 'Invalid emoji type.');
+  // The reference's name of the type is read as ours (COMPAT_NAMES, docs/DECISIONS.md).
+  assert.equal((await react(bob, id, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' })).status, 200);
+  assert.deepEqual((await reactionsOf(id)).filter((r) => r.user_id === bob.id).map((r) => r.reaction_type), ['svc_extra_emoji']);
 });
 
 // --- realm_emoji ---

@@ -20,6 +20,9 @@ import * as welcomeBot from './0101_welcome_bot.ts';
 import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
+import * as submessages from './0140_submessages.ts';
+import * as realmPlaygrounds from './0141_realm_playgrounds.ts';
+import * as pushDeviceTokens from './0142_push_device_tokens.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -41,4 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0110_uploads': uploads,
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
+  '0140_submessages': submessages,
+  '0141_realm_playgrounds': realmPlaygrounds,
+  '0142_push_device_tokens': pushDeviceTokens,
 };

@@ -1,0 +1,14 @@
+// Register's `realm_playgrounds`: the organization's code playgrounds.
+
+import type { StateSection } from '../events/state.ts';
+import { listPlaygrounds } from './queries.ts';
+
+export const realmPlaygroundsSection: StateSection = {
+  types: ['realm_playgrounds'],
+  async fetch({ svc, realm }) {
+    return { realm_playgrounds: await listPlaygrounds(svc.db, realm.id) };
+  },
+  apply(state, event) {
+    if (event.type === 'realm_playgrounds') state.realm_playgrounds = event.realm_playgrounds;
+  },
+};
