@@ -33,6 +33,8 @@ import { draftRoutes } from './drafts/routes.ts';
 import { scheduledMessageRoutes } from './scheduled_messages/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { botRoutes } from './bots/routes.ts';
+import { registerIntegrationRoutes } from './integrations/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -61,6 +63,7 @@ export function apiRoutes(): Router {
   scheduledMessageRoutes(router);
   pushRoutes(router);
   invitationRoutes(router);
+  botRoutes(router);
   return router;
 }
 
@@ -79,6 +82,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
+  registerIntegrationRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

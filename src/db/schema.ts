@@ -15,6 +15,8 @@ import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { InvitationTables } from '../invitations/tables.ts';
 import type { ScheduledMessageTables } from '../scheduled_messages/tables.ts';
+import type { BotTables } from '../bots/tables.ts';
+import type { JobTables } from '../jobs/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -31,7 +33,9 @@ export interface Database
     DraftTables,
     PushTables,
     InvitationTables,
-    ScheduledMessageTables {}
+    ScheduledMessageTables,
+    BotTables,
+    JobTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

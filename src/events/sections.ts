@@ -18,6 +18,8 @@ import { pushDevicesSection } from '../push/state.ts';
 import { unreadSection } from '../messages/unread.ts';
 import { maxMessageIdSection, recentConversationsSection, starredMessagesSection } from '../messages/message-state.ts';
 import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.ts';
+import { realmBotsSection, realmEmbeddedBotsSection } from '../bots/state.ts';
+import { incomingWebhookBotsSection } from '../integrations/state.ts';
 
 export const STATE_SECTIONS: readonly StateSection[] = [
   realmSection,
@@ -45,4 +47,7 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   recentConversationsSection,
   userTopicsSection,
   mutedTopicsSection,
+  realmBotsSection,
+  realmEmbeddedBotsSection,
+  incomingWebhookBotsSection,
 ];

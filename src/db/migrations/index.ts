@@ -18,6 +18,7 @@ import * as invitations from './0090_invitations.ts';
 import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
+import * as bots from './0170_bots.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0100_system_bots': systemBots,
   '0101_welcome_bot': welcomeBot,
   '0130_scheduled_messages': scheduledMessages,
+  '0170_bots': bots,
 };
