@@ -39,6 +39,8 @@ import { alertWordRoutes } from './alert_words/routes.ts';
 import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { registerUploadFileRoutes } from './uploads/serve.ts';
+import { botRoutes } from './bots/routes.ts';
+import { registerIntegrationRoutes } from './integrations/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -72,6 +74,7 @@ export function apiRoutes(): Router {
   alertWordRoutes(router);
   readReceiptRoutes(router);
   uploadRoutes(router);
+  botRoutes(router);
   return router;
 }
 
@@ -91,6 +94,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
   registerUploadFileRoutes(app, svc);
+  registerIntegrationRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

@@ -48,6 +48,12 @@ export interface Config {
   };
   /** How often the scheduler looks for due scheduled messages and reminders. */
   schedulerIntervalMs: number;
+  /** ALLOW_PRIVATE_URLS: outbound requests may reach loopback and private networks (net/outbound.ts). */
+  allowPrivateUrls: boolean;
+  /** How long an outgoing webhook's service has to answer. */
+  outgoingWebhookTimeoutMs: number;
+  /** How often the job worker looks for due jobs (jobs/worker.ts). */
+  jobIntervalMs: number;
   logLevel: string;
 }
 
@@ -95,6 +101,9 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
     schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
+    allowPrivateUrls: env.ALLOW_PRIVATE_URLS === 'true',
+    outgoingWebhookTimeoutMs: int(env.OUTGOING_WEBHOOK_TIMEOUT_MS, 10_000),
+    jobIntervalMs: int(env.JOB_INTERVAL_MS, 1000),
     logLevel: env.LOG_LEVEL ?? 'info',
   };
   return { ...base, ...overrides };

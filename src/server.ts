@@ -17,6 +17,8 @@ import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
+import { startJobWorker } from './jobs/worker.ts';
+import { JOB_KINDS } from './jobs/kinds.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -49,6 +51,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   }
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
+  const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
   let closed = false;
   return {
     svc,
@@ -61,6 +64,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       svc.queues.stop();
       await app.close();
       await scheduler.stop();
+      await jobs.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();

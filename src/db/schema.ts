@@ -19,6 +19,8 @@ import type { UserStatusTables } from '../user_status/tables.ts';
 import type { MutedUserTables } from '../muted_users/tables.ts';
 import type { AlertWordTables } from '../alert_words/tables.ts';
 import type { UploadTables } from '../uploads/tables.ts';
+import type { BotTables } from '../bots/tables.ts';
+import type { JobTables } from '../jobs/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -39,7 +41,9 @@ export interface Database
     UserStatusTables,
     MutedUserTables,
     AlertWordTables,
-    UploadTables {}
+    UploadTables,
+    BotTables,
+    JobTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

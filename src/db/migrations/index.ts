@@ -20,6 +20,7 @@ import * as welcomeBot from './0101_welcome_bot.ts';
 import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
+import * as bots from './0170_bots.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0110_uploads': uploads,
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
+  '0170_bots': bots,
 };
