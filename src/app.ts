@@ -41,6 +41,7 @@ import { uploadRoutes } from './uploads/routes.ts';
 import { registerUploadFileRoutes } from './uploads/serve.ts';
 import { botRoutes } from './bots/routes.ts';
 import { registerIntegrationRoutes } from './integrations/routes.ts';
+import { registerImageProxyRoutes } from './previews/proxy.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -95,6 +96,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerEmojiImageRoutes(app, svc);
   registerUploadFileRoutes(app, svc);
   registerIntegrationRoutes(app, svc);
+  registerImageProxyRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

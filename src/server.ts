@@ -19,6 +19,7 @@ import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
 import { startJobWorker } from './jobs/worker.ts';
 import { JOB_KINDS } from './jobs/kinds.ts';
+import { loadImageProxyKey } from './previews/secret.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -37,7 +38,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
   });
   await migrateToLatest(database.db);
-  const svc = buildServices(config, database, logger);
+  const svc = await buildServices(config, database, logger);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
@@ -74,7 +75,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 }
 
 /** The services of a process: the server's, or the manage command's. */
-export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
+export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
   const queues = new QueueRegistry();
   const events = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
@@ -91,5 +92,6 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
+    imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
   };
 }

@@ -21,6 +21,7 @@ import type { AlertWordTables } from '../alert_words/tables.ts';
 import type { UploadTables } from '../uploads/tables.ts';
 import type { BotTables } from '../bots/tables.ts';
 import type { JobTables } from '../jobs/tables.ts';
+import type { PreviewTables } from '../previews/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -43,7 +44,8 @@ export interface Database
     AlertWordTables,
     UploadTables,
     BotTables,
-    JobTables {}
+    JobTables,
+    PreviewTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

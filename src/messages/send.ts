@@ -12,6 +12,7 @@ import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
 import { renderMarkdown } from '../rendering/index.ts';
+import { queueLinkPreviews } from '../previews/queue.ts';
 import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { settingsOf } from '../realm/queries.ts';
@@ -348,6 +349,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       .execute();
   }
   if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
+  await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
   }

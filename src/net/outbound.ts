@@ -11,6 +11,7 @@ import https from 'node:https';
 import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
+import { Transform, type Readable } from 'node:stream';
 
 export type OutboundFailure = 'bad_url' | 'refused_address' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network';
 
@@ -40,6 +41,11 @@ export interface OutboundResponse {
   body: Buffer;
   /** Where the answer came from, after redirects. */
   url: string;
+}
+
+/** An answer whose body is read as it arrives (the image proxy); the size limit still applies. */
+export interface OutboundStreamResponse extends Omit<OutboundResponse, 'body'> {
+  body: Readable;
 }
 
 export interface OutboundPolicy {
@@ -129,8 +135,20 @@ function parseTarget(url: string, policy: OutboundPolicy): URL {
   return target;
 }
 
-/** One hop: the response's status, headers and (bounded) body. */
-function exchange(target: URL, req: OutboundRequest, policy: OutboundPolicy, maxBytes: number, signal: AbortSignal): Promise<OutboundResponse> {
+/** Passes at most maxBytes through, then fails with too_large. */
+function bounded(maxBytes: number): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > maxBytes) done(new OutboundError('too_large', `Response larger than ${maxBytes} bytes`));
+      else done(null, chunk);
+    },
+  });
+}
+
+/** One hop: the response's status, headers and body (bounded; unread when streaming a final answer). */
+function exchange(target: URL, req: OutboundRequest, policy: OutboundPolicy, maxBytes: number, signal: AbortSignal, stream: boolean): Promise<OutboundResponse | OutboundStreamResponse> {
   return new Promise((resolve, reject) => {
     const lib = target.protocol === 'https:' ? https : http;
     const body = req.body === undefined ? undefined : Buffer.from(req.body);
@@ -144,6 +162,12 @@ function exchange(target: URL, req: OutboundRequest, policy: OutboundPolicy, max
         agent: false,
       },
       (res) => {
+        if (stream && !(REDIRECTS.has(res.statusCode ?? 0) && res.headers.location)) {
+          const body = res.pipe(bounded(maxBytes));
+          res.on('error', (err) => body.destroy(err));
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, url: target.toString() });
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
@@ -167,15 +191,27 @@ function exchange(target: URL, req: OutboundRequest, policy: OutboundPolicy, max
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Sends a request under the policy; throws OutboundError for every failure. */
-export async function outboundRequest(req: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
+export function outboundRequest(req: OutboundRequest, policy: OutboundPolicy): Promise<OutboundResponse> {
+  return follow(req, policy, false) as Promise<OutboundResponse>;
+}
+
+/**
+ * As outboundRequest, but the final answer's body is a stream: the deadline and
+ * size limit end it with an error (OutboundError too_large) part way.
+ */
+export function outboundStream(req: OutboundRequest, policy: OutboundPolicy): Promise<OutboundStreamResponse> {
+  return follow(req, policy, true) as Promise<OutboundStreamResponse>;
+}
+
+async function follow(req: OutboundRequest, policy: OutboundPolicy, stream: boolean): Promise<OutboundResponse | OutboundStreamResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULTS.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   let current: OutboundRequest = req;
   let target = parseTarget(req.url, policy);
   for (let hop = 0; ; hop++) {
-    let res: OutboundResponse;
+    let res: OutboundResponse | OutboundStreamResponse;
     try {
-      res = await exchange(target, current, policy, req.maxBytes ?? DEFAULTS.maxBytes, signal);
+      res = await exchange(target, current, policy, req.maxBytes ?? DEFAULTS.maxBytes, signal, stream);
     } catch (err) {
       if (err instanceof OutboundError) throw err;
       if (signal.aborted) throw new OutboundError('timeout', `Request timed out after ${timeoutMs / 1000} seconds.`);

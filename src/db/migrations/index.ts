@@ -21,6 +21,7 @@ import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 import * as bots from './0170_bots.ts';
+import * as serverSecrets from './0180_server_secrets.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
   '0170_bots': bots,
+  '0180_server_secrets': serverSecrets,
 };
