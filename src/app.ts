@@ -43,6 +43,9 @@ import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
 import { uploadRoutes } from './uploads/routes.ts';
 import { registerUploadFileRoutes } from './uploads/serve.ts';
 import { realmPlaygroundRoutes } from './realm_playgrounds/routes.ts';
+import { botRoutes } from './bots/routes.ts';
+import { registerIntegrationRoutes } from './integrations/routes.ts';
+import { registerImageProxyRoutes } from './previews/proxy.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -79,6 +82,7 @@ export function apiRoutes(): Router {
   readReceiptRoutes(router);
   uploadRoutes(router);
   realmPlaygroundRoutes(router);
+  botRoutes(router);
   return router;
 }
 
@@ -101,6 +105,8 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
   registerUploadFileRoutes(app, svc);
+  registerIntegrationRoutes(app, svc);
+  registerImageProxyRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

@@ -50,6 +50,16 @@ export interface Config {
   };
   /** How often the scheduler looks for due scheduled messages and reminders. */
   schedulerIntervalMs: number;
+  /** ALLOW_PRIVATE_URLS: outbound requests may reach loopback and private networks (net/outbound.ts). */
+  allowPrivateUrls: boolean;
+  /** CAMO_KEY: the image proxy's HMAC key; unset, one is generated and kept in the database. */
+  camoKey: string | undefined;
+  /** Outbound fetches for previews and the image proxy: time (ms) and size (bytes) limits. */
+  previewFetch: { timeoutMs: number; maxPageBytes: number; maxImageBytes: number };
+  /** How long an outgoing webhook's service has to answer. */
+  outgoingWebhookTimeoutMs: number;
+  /** How often the job worker looks for due jobs (jobs/worker.ts). */
+  jobIntervalMs: number;
   logLevel: string;
   /** Also accept and announce the reference's names (zulip_version, client_gravatar, ...); COMPAT_NAMES=false turns them off. */
   compatNames: boolean;
@@ -100,6 +110,15 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
     schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
+    allowPrivateUrls: env.ALLOW_PRIVATE_URLS === 'true',
+    camoKey: env.CAMO_KEY || undefined,
+    previewFetch: {
+      timeoutMs: int(env.PREVIEW_FETCH_TIMEOUT_MS, 10_000),
+      maxPageBytes: int(env.PREVIEW_MAX_PAGE_BYTES, 1024 * 1024),
+      maxImageBytes: int(env.IMAGE_PROXY_MAX_BYTES, 25 * 1024 * 1024),
+    },
+    outgoingWebhookTimeoutMs: int(env.OUTGOING_WEBHOOK_TIMEOUT_MS, 10_000),
+    jobIntervalMs: int(env.JOB_INTERVAL_MS, 1000),
     logLevel: env.LOG_LEVEL ?? 'info',
     compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };

@@ -18,6 +18,9 @@ import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
 import { SERVER_GENERATION, versionFields } from './version.ts';
+import { startJobWorker } from './jobs/worker.ts';
+import { JOB_KINDS } from './jobs/kinds.ts';
+import { loadImageProxyKey } from './previews/secret.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -37,7 +40,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
   });
   await migrateToLatest(database.db);
-  const svc = buildServices(config, database, logger);
+  const svc = await buildServices(config, database, logger);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
@@ -51,6 +54,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   }
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
+  const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
   let closed = false;
   return {
     svc,
@@ -67,6 +71,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       svc.queues.stop();
       await app.close();
       await scheduler.stop();
+      await jobs.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
@@ -76,7 +81,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 }
 
 /** The services of a process: the server's, or the manage command's. */
-export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
+export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
   const queues = new QueueRegistry();
   const events = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
@@ -93,5 +98,6 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
+    imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
   };
 }

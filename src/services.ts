@@ -25,4 +25,6 @@ export interface Services {
   passwords: PasswordHasher;
   /** Uploaded files, avatars, icons and emoji images. */
   storage: FileStorage;
+  /** HMAC key of the image proxy's signed URLs (previews/secret.ts). */
+  imageProxyKey: string;
 }

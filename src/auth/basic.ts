@@ -8,7 +8,8 @@ import { badRequest, unauthorized } from '../http/errors.ts';
 import type { CredentialCache } from './credential-cache.ts';
 
 export interface Credentials {
-  username: string;
+  /** Null for a key given alone (incoming webhooks' `api_key` parameter). */
+  username: string | null;
   apiKey: string;
 }
 
@@ -42,8 +43,8 @@ export async function authenticateApiKey(
     found = { user, realm };
   }
   const { user, realm } = found;
-  const name = credentials.username.toLowerCase();
-  if (user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name) throw unauthorized('Invalid API key');
+  const name = credentials.username?.toLowerCase();
+  if (name !== undefined && user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name) throw unauthorized('Invalid API key');
   if (realm.deactivated) throw unauthorized('This organization has been deactivated');
   if (!user.is_active) throw unauthorized('Account is deactivated');
   if (realm.string_id !== subdomain) throw unauthorized('Account is not associated with this subdomain');

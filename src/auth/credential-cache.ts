@@ -56,6 +56,10 @@ export class CredentialCache {
       // A user's own settings travel to that user alone: the audience names them.
       const userIds = event.type === 'realm_user' ? [(event.person as { user_id?: number } | undefined)?.user_id] : notice.users;
       for (const [key, entry] of this.#byKey) if (userIds.includes(entry.user.id)) this.#byKey.delete(key);
+    } else if (event.type === 'realm_bot') {
+      // A bot's regenerated key (and any other change to it) drops what was remembered.
+      const botId = (event.bot as { user_id?: number } | undefined)?.user_id;
+      for (const [key, entry] of this.#byKey) if (entry.user.id === botId) this.#byKey.delete(key);
     } else if (event.type === 'realm') {
       for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
     }

@@ -74,9 +74,9 @@ export async function manage(argv: string[], out: (line: string) => void = conso
   if (!config.databaseUrl) assertDataDirFree(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   // Events reach no client from here: this process has no queues.
-  const svc = buildServices(config, database, pino({ level: 'warn' }));
+  await migrateToLatest(database.db);
+  const svc = await buildServices(config, database, pino({ level: 'warn' }));
   try {
-    await migrateToLatest(svc.db);
     const realmFor = async () => {
       const realm = await getRealmBySubdomain(svc.db, need(values, 'org'));
       if (!realm) throw new UsageError(`no organization with subdomain '${values.org}'`);

@@ -20,6 +20,9 @@ import type { MutedUserTables } from '../muted_users/tables.ts';
 import type { AlertWordTables } from '../alert_words/tables.ts';
 import type { UploadTables } from '../uploads/tables.ts';
 import type { RealmPlaygroundTables } from '../realm_playgrounds/tables.ts';
+import type { BotTables } from '../bots/tables.ts';
+import type { JobTables } from '../jobs/tables.ts';
+import type { PreviewTables } from '../previews/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -41,7 +44,10 @@ export interface Database
     MutedUserTables,
     AlertWordTables,
     UploadTables,
-    RealmPlaygroundTables {}
+    RealmPlaygroundTables,
+    BotTables,
+    JobTables,
+    PreviewTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

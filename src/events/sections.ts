@@ -22,6 +22,8 @@ import { mutedTopicsSection, userTopicsSection } from '../messages/topic-state.t
 import { userStatusSection } from '../user_status/state.ts';
 import { mutedUsersSection } from '../muted_users/state.ts';
 import { alertWordsSection } from '../alert_words/state.ts';
+import { realmBotsSection, realmEmbeddedBotsSection } from '../bots/state.ts';
+import { incomingWebhookBotsSection } from '../integrations/state.ts';
 
 export const STATE_SECTIONS: readonly StateSection[] = [
   realmSection,
@@ -53,4 +55,7 @@ export const STATE_SECTIONS: readonly StateSection[] = [
   userStatusSection,
   mutedUsersSection,
   alertWordsSection,
+  realmBotsSection,
+  realmEmbeddedBotsSection,
+  incomingWebhookBotsSection,
 ];

@@ -60,7 +60,12 @@ export type PathParamsOf<P extends string> = P extends `${string}{${infer Name}}
 export interface EndpointOptions {
   /** False for the long-poll, whose pace the server sets. */
   rateLimit?: boolean;
+  /** Incoming-webhook bots may only send messages (and use their integrations). */
+  incomingWebhookBots?: boolean;
 }
+
+/** The reference's bot_type of incoming-webhook bots (bots/tables.ts names them all). */
+const INCOMING_WEBHOOK_BOT = 2;
 
 interface Endpoint extends EndpointOptions {
   /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
@@ -229,6 +234,7 @@ async function dispatch(
     let ctx: UserContext | PublicContext;
     if (caller) {
       const { user, realm } = caller;
+      if (user.bot_type === INCOMING_WEBHOOK_BOT && !endpoint.incomingWebhookBots) throw unauthorized('This API is not available to incoming webhook bots.');
       if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
       ctx = { svc, realm, user, request };
     } else {

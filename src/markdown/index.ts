@@ -143,5 +143,6 @@ function plainTextResult(content: string): RenderResult {
     has_image: false,
     has_attachment: false,
     attachment_path_ids: [],
+    links_for_preview: [],
   };
 }

@@ -1,11 +1,13 @@
 // Inline previews below a paragraph for links to images, videos and YouTube,
-// and the message facts that depend on links (has_link, has_image, uploads).
-// External media go through the image proxy when one is configured (proxyMedia).
+// link previews (Open Graph / oEmbed data fetched in the background and given
+// back in url_embed_data), and the message facts that depend on links
+// (has_link, has_image, uploads, links to fetch). External media go through the
+// image proxy when one is configured (proxyMedia).
 
 import { createHmac } from 'node:crypto';
 import { El } from './tree.ts';
 import { isImageUrl, isVideoUrl, urlsplit, youtubeId } from './links.ts';
-import type { RenderContext } from './types.ts';
+import type { RenderContext, UrlEmbedData } from './types.ts';
 
 const PREVIEW_LIMIT = 24;
 const INLINE_IMAGE_CLASSES = ['message_inline_image', 'message_inline_ref', 'inline-preview-twitter'];
@@ -23,6 +25,7 @@ export interface LinkFacts {
   hasLink: boolean;
   hasImage: boolean;
   uploadPathIds: string[];
+  linksForPreview: string[];
 }
 
 /** Breadth-first, like the reference server's walk_tree_with_family. */
@@ -96,7 +99,7 @@ export function proxyMedia(root: El, ctx: RenderContext): void {
 
 export function addPreviews(root: El, ctx: RenderContext): LinkFacts {
   const links = findLinks(root);
-  const facts: LinkFacts = { hasLink: links.length > 0, hasImage: false, uploadPathIds: [] };
+  const facts: LinkFacts = { hasLink: links.length > 0, hasImage: false, uploadPathIds: [], linksForPreview: [] };
   for (const url of new Set(links.map((l) => l.url))) {
     const id = uploadPathId(url, ctx.server_url);
     if (id !== null) facts.uploadPathIds.push(id);
@@ -200,9 +203,67 @@ export function addPreviews(root: El, ctx: RenderContext): LinkFacts {
       a.set('data-id', yt);
       a.sub('img', { src: `https://i.ytimg.com/vi/${yt}/mqdefault.jpg` });
       facts.hasImage = true;
+      // No `continue`: the link's text may still become the video's title.
     }
+    if (!ctx.url_embed_previews || ctx.sent_by_bot || isOwnLink(url, ctx)) continue;
+    const data = ctx.url_embed_data?.[url];
+    if (data === undefined) {
+      if (!facts.linksForPreview.includes(url)) facts.linksForPreview.push(url);
+      continue;
+    }
+    if (data === null) continue;
+    if (yt) {
+      if (data.title) link.a.text = link.text === url ? `YouTube - ${data.title}` : link.text;
+      continue;
+    }
+    if (addEmbed(root, url, data, ctx)) facts.hasImage ||= data.type === 'photo' || data.type === 'video';
+    if (vimeoId(url) && data.title) link.a.text = link.text === url ? `Vimeo - ${data.title}` : link.text;
   }
   return facts;
+}
+
+/** Relative links and links into the organization get no link preview. */
+function isOwnLink(url: string, ctx: RenderContext): boolean {
+  let netloc: string;
+  try {
+    netloc = urlsplit(url).netloc;
+  } catch {
+    return true;
+  }
+  return netloc === '' || (ctx.server_url !== undefined && netloc === safeHost(ctx.server_url));
+}
+
+const VIMEO_RE = /^((http|https)?:\/\/(www\.)?vimeo.com\/(?:channels\/(?:\w+\/)?|groups\/([^/]*)\/videos\/|)(\d+)(?:|\/\?))$/;
+
+export function vimeoId(url: string): string | null {
+  return VIMEO_RE.exec(url)?.[5] ?? null;
+}
+
+/** CSS url("...") with the reference's escaping of backslash, quote and newline. */
+function cssUrl(url: string): string {
+  return `url("${url.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\a ')}")`;
+}
+
+/** The reference's add_embed: oEmbed photos and players, else the Open Graph card. Whether one was added. */
+function addEmbed(root: El, url: string, data: UrlEmbedData, ctx: RenderContext): boolean {
+  if (!data.image) return false;
+  if (data.type === 'photo' || data.type === 'video') {
+    const video = data.type === 'video';
+    const a = root.sub('div', { class: video ? 'embed-video message_inline_image' : 'message_inline_image' }).sub('a', { href: url });
+    if (data.title != null) a.set('title', data.title);
+    if (video && data.html != null) a.set('data-id', data.html);
+    a.sub('img', { src: data.image });
+    return true;
+  }
+  const container = root.sub('div', { class: 'message_embed' });
+  container.sub('a', { class: 'message_embed_image', href: url, style: `background-image: ${cssUrl(proxiedUrl(data.image, ctx))}` });
+  const box = container.sub('div', { class: 'data-container' });
+  if (data.title) {
+    const title = box.sub('div', { class: 'message_embed_title' }).sub('a', { href: url, title: data.title });
+    title.text = data.title;
+  }
+  if (data.description) box.sub('div', { class: 'message_embed_description' }).text = data.description;
+  return false;
 }
 
 /** GitHub "blob" pages of images point at the raw file. */

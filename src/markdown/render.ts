@@ -10,7 +10,7 @@ import { InlineProcessor } from './inline.ts';
 import { renderTex } from './math.ts';
 import { buildPatterns, Lookup, type Findings } from './patterns.ts';
 import { fencedBlocks, hangingLists, normalizeWhitespace } from './preprocess.ts';
-import { addPreviews, proxyMedia } from './previews.ts';
+import { addPreviews, proxyMedia, type LinkFacts } from './previews.ts';
 import { HtmlStash } from './stash.ts';
 import { El, prettify, serialize, serializeChildren, str } from './tree.ts';
 import type { RenderContext, RenderResult } from './types.ts';
@@ -64,7 +64,7 @@ function renderUnguarded(content: string, ctx: RenderContext): RenderResult {
     topicWildcard: false,
   };
   let html = '';
-  let facts = { hasLink: false, hasImage: false, uploadPathIds: [] as string[] };
+  let facts: LinkFacts = { hasLink: false, hasImage: false, uploadPathIds: [], linksForPreview: [] };
   if (pyStrip(content)) {
     const stash = new HtmlStash();
     const highlight = ctx.highlight_code !== false;
@@ -105,5 +105,6 @@ function renderUnguarded(content: string, ctx: RenderContext): RenderResult {
     has_image: facts.hasImage,
     has_attachment: facts.uploadPathIds.length > 0,
     attachment_path_ids: facts.uploadPathIds,
+    links_for_preview: facts.linksForPreview,
   };
 }

@@ -52,6 +52,18 @@ export interface UploadedImage {
   animated?: boolean;
 }
 
+/**
+ * A link's preview as the reference's url_preview finds it: Open Graph / page
+ * metadata, or oEmbed (`type` photo or video, `html` the player for videos).
+ */
+export interface UrlEmbedData {
+  type?: 'photo' | 'video' | null;
+  html?: string | null;
+  title?: string | null;
+  description?: string | null;
+  image?: string | null;
+}
+
 /** Everything rendering needs from the organization; build it from collectReferences(). */
 export interface RenderContext {
   users?: MentionableUser[];
@@ -70,6 +82,12 @@ export interface RenderContext {
   image_proxy?: { base_url: string; key: string } | null;
   /** Uploaded images known to the server, keyed by path id (after `/user_uploads/`). */
   uploaded_images?: Record<string, UploadedImage>;
+  /** Link previews (Open Graph, oEmbed) from url_embed_data; links without data are listed in links_for_preview. Default false. */
+  url_embed_previews?: boolean;
+  /** What a background fetch found for each link: null when the link cannot be previewed. */
+  url_embed_data?: Record<string, UrlEmbedData | null>;
+  /** Bots' messages get no link previews, as the reference's. */
+  sent_by_bot?: boolean;
   /** Syntax highlighting of code blocks. Default true. */
   highlight_code?: boolean;
   /** Shown for links to the empty topic. Default "general chat". */
@@ -116,4 +134,6 @@ export interface RenderResult {
   has_attachment: boolean;
   /** Path ids of linked uploads (for claiming attachments). */
   attachment_path_ids: string[];
+  /** Links whose preview needs fetching (url_embed_previews on, no url_embed_data yet). */
+  links_for_preview: string[];
 }

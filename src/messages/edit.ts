@@ -33,6 +33,7 @@ import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { renderMarkdown } from '../rendering/index.ts';
 import { reclaimAttachments } from '../uploads/claims.ts';
+import { queueLinkPreviews } from '../previews/queue.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
 import { checkCanPost, checkTopicAllowed, mentionFlags } from './send.ts';
@@ -413,6 +414,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       .execute();
     // Only the sender edits content: the files linked are the sender's to claim.
     const detached = content !== undefined ? await reclaimAttachments(tx, emit, realm, actor, message.id, rendered!.attachment_path_ids) : [];
+    if (content !== undefined) await queueLinkPreviews(tx, realm, message.id, content, rendered!);
     // The rest of the topic: a move entry each, with each message's own previous place.
     const otherIds = changedIds.filter((id) => id !== message.id);
     if (to && otherIds.length > 0) {

@@ -44,6 +44,7 @@ export function messageRoutes(r: Router): void {
         clientName: ctx.request.clientName,
       })),
     }),
+    { incomingWebhookBots: true },
   );
 
   r.publicRoute(

@@ -12,6 +12,7 @@ import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
 import { renderMarkdown } from '../rendering/index.ts';
+import { queueLinkPreviews } from '../previews/queue.ts';
 import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { settingsOf } from '../realm/queries.ts';
@@ -186,6 +187,25 @@ async function automaticPolicy(
   return undefined;
 }
 
+/** A message a user sent, as the hooks of higher domains see it (outgoing webhooks). */
+export interface SentMessage {
+  realm: Realm;
+  sender: User;
+  messageId: number;
+  channel: Channel | undefined;
+  participants: User[];
+  /** Users the content mentions by name (not through groups or wildcards). */
+  mentionedUserIds: readonly number[];
+}
+
+/** Runs in the send's transaction (see wiring.ts). */
+export type MessageSentHook = (tx: Tx, sent: SentMessage) => Promise<void>;
+const sentHooks: MessageSentHook[] = [];
+
+export function registerMessageSentHook(hook: MessageSentHook): void {
+  sentHooks.push(hook);
+}
+
 export interface SendResult {
   id: number;
   automatic_new_visibility_policy?: number;
@@ -231,7 +251,7 @@ export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm
       await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    const { message, flags } = await deliver(svc, tx, emit, viewer, {
+    const { message, flags, mentionedUserIds } = await deliver(svc, tx, emit, viewer, {
       channel,
       topic,
       participants,
@@ -242,6 +262,7 @@ export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
 
+    for (const hook of sentHooks) await hook(tx, { realm, sender, messageId: message.id, channel, participants, mentionedUserIds });
     const result: SendResult = { id: message.id };
     if (channel) {
       const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
@@ -330,6 +351,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
   }
   if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
+  await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
   }
@@ -340,7 +362,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
     localEcho: d.localEcho,
   });
   if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
-  return { message, flags };
+  return { message, flags, mentionedUserIds: rendered.mentions.user_ids };
 }
 
 /**

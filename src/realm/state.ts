@@ -43,7 +43,7 @@ const SERVER_FACTS = {
   server_typing_started_wait_period_milliseconds: 30000,
   server_needs_upgrade: false,
   server_inline_image_preview: true,
-  server_inline_url_embed_preview: false,
+  server_inline_url_embed_preview: true,
   server_avatar_changes_disabled: false,
   server_name_changes_disabled: false,
   server_web_public_streams_enabled: true,

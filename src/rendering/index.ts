@@ -9,7 +9,7 @@ import type { User } from '../users/tables.ts';
 import type { Services } from '../services.ts';
 import { collectReferences, render, type References, type RenderContext, type RenderResult } from '../markdown/index.ts';
 import { MarkdownRenderError } from '../markdown/index.ts';
-import { realmUrl } from '../realm/queries.ts';
+import { realmUrl, settingsOf } from '../realm/queries.ts';
 import { badRequest } from '../http/errors.ts';
 import { RESOLVERS } from './resolvers.ts';
 
@@ -28,6 +28,8 @@ export interface RenderRequest {
    * message is refused with a clear error) or 'plain' (a description shows as text).
    */
   onFailure?: 'error' | 'plain';
+  /** Link previews fetched since the message was sent (previews/job.ts). */
+  urlEmbedData?: RenderContext['url_embed_data'];
 }
 
 export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
@@ -38,6 +40,7 @@ export async function renderMarkdown(svc: Services, req: RenderRequest): Promise
     {
       server_url: realmUrl(req.realm, svc.config),
       translate_emoticons: req.author?.settings.translate_emoticons === true,
+      ...previewContext(svc, req),
     },
     ...parts,
   );
@@ -47,6 +50,18 @@ export async function renderMarkdown(svc: Services, req: RenderRequest): Promise
     if (err instanceof MarkdownRenderError && err.reason !== 'closed') throw badRequest('Unable to render message');
     throw err;
   }
+}
+
+/** The organization's preview settings and Confab's image proxy (`/external_content/`, on every organization's host). */
+function previewContext(svc: Services, req: RenderRequest): Partial<RenderContext> {
+  const settings = settingsOf(req.realm);
+  return {
+    image_previews: settings.inline_image_preview,
+    image_proxy: { base_url: '/external_content/', key: svc.imageProxyKey },
+    url_embed_previews: settings.inline_url_embed_preview,
+    url_embed_data: req.urlEmbedData,
+    sent_by_bot: req.author?.is_bot === true,
+  };
 }
 
 /** Just the HTML, for descriptions and profile fields (plain text when it cannot render). */

@@ -23,6 +23,7 @@ import { formatScheduledMessage } from './format.ts';
 import { sendRequestOf } from './actions.ts';
 import { reminderContent } from './reminder-content.ts';
 import { deliveryFailedNotice } from './notices.ts';
+import { startPeriodic, type Periodic } from '../jobs/periodic.ts';
 
 /** A scheduled message more than this late is not sent (reminders are: they reach only their author). */
 export const LATE_CUTOFF_MS = 10 * 60_000;
@@ -112,33 +113,9 @@ async function markFailed(svc: Services, row: ScheduledMessage, err: unknown): P
   });
 }
 
-export interface Scheduler {
-  /** Stops the timer and waits for a pass under way. */
-  stop(): Promise<void>;
-}
+export type Scheduler = Periodic;
 
 /** Runs a pass at once (catching up after a restart), then every `intervalMs`. */
 export function startScheduler(svc: Services, intervalMs: number): Scheduler {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running = deliverDue(svc)
-      .then(
-        () => {},
-        (err) => svc.log.error({ err }, 'scheduler pass failed'),
-      )
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(tick, intervalMs).unref();
-      });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodic(svc.log, 'scheduler pass', () => deliverDue(svc), intervalMs);
 }

@@ -51,6 +51,7 @@ export interface NewUser {
 export interface UserLifecycleHooks {
   created?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
   deactivated?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+  reactivated?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
 }
 const lifecycleHooks: UserLifecycleHooks[] = [];
 
@@ -248,7 +249,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
 }
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
-async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
+export async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
   if (actor && (role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
@@ -320,7 +321,7 @@ async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active:
   await announceChannelSettingMembers(tx, emit, realm, target);
   await announceRealmSettingMembers(tx, emit, realm, target);
   await announceSubscriberActivity(tx, emit, realm, target, active);
-  if (!active) for (const h of lifecycleHooks) await h.deactivated?.(tx, emit, realm, target);
+  for (const h of lifecycleHooks) await (active ? h.reactivated : h.deactivated)?.(tx, emit, realm, { ...target, is_active: active });
 }
 
 /** DELETE /users/{user_id}. */

@@ -28,6 +28,10 @@ export interface UserTable {
   /** Personal settings that differ from the defaults (users/settings.ts). */
   settings: Json<Record<string, unknown>>;
   last_active_at: Timestamp | null;
+  /** Bots: where their messages go when they name no channel, and what their register covers. */
+  default_sending_stream_id: number | null;
+  default_events_register_stream_id: number | null;
+  default_all_public_streams: Generated<boolean>;
 }
 
 export interface UserTables {
