@@ -15,6 +15,7 @@ import { QueueRegistry } from './events/queues.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
+import { outboxDir, outboxMailer } from './email/mailer.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -82,5 +83,6 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     credentials,
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
+    mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
   };
 }
