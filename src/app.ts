@@ -33,6 +33,7 @@ import { draftRoutes } from './drafts/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
 import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
+import { WebClient } from './web_client/serve.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -79,11 +80,14 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   api.install(app, svc);
   // The browser's API: the same endpoints, with the session (docs/DECISIONS.md).
   api.install(app, svc, { prefix: SESSION_API_PREFIX, scheme: 'session' });
-  accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session' });
+  accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session', declaredMethodsOnly: true });
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
 
+  const webClient = new WebClient(svc.config);
   app.setNotFoundHandler((req, reply) => {
+    // Everything else a browser GETs is the web client's: its files and its pages.
+    if (WebClient.claims(req)) return webClient.serve(req, reply);
     if ([API_PREFIX, SESSION_API_PREFIX, ACCOUNTS_PREFIX].some((prefix) => req.url === prefix || req.url.startsWith(`${prefix}/`))) {
       return notFoundRoute(reply);
     }

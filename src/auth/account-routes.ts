@@ -5,7 +5,7 @@
 import { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { fetchApiKey } from './login.ts';
-import { clearedCookies, endSession, sessionCookies, startSession } from './sessions.ts';
+import { clearedCookies, endSession, signIn } from './sessions.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.ts';
 
 export const ACCOUNTS_PREFIX = '/accounts';
@@ -15,8 +15,7 @@ export function accountRoutes(): Router {
   // The same checks as /fetch_api_key (rate limit on failures, deactivated accounts), then a session.
   r.publicRoute('POST', '/login', 'none', { username: p.str(), password: p.str() }, async (ctx, q) => {
     const user = await fetchApiKey(ctx.svc, ctx.realm, q.username, q.password);
-    const { token, csrfToken } = await startSession(ctx.svc.db, user);
-    ctx.request.setCookies(sessionCookies(ctx.svc.config, token, csrfToken));
+    await signIn(ctx.svc, ctx.request.setCookies, user);
     return { user_id: user.id };
   });
 

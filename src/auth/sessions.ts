@@ -76,6 +76,12 @@ export async function startSession(db: Executor, user: User): Promise<{ token: s
   return { token, csrfToken };
 }
 
+/** Starts a session and hands the browser its two cookies (login, sign-up). */
+export async function signIn(svc: Pick<Services, 'db' | 'config'>, setCookies: (values: string[]) => void, user: User): Promise<void> {
+  const { token, csrfToken } = await startSession(svc.db, user);
+  setCookies(sessionCookies(svc.config, token, csrfToken));
+}
+
 export async function endSession(db: Executor, sessionId: number): Promise<void> {
   await db.deleteFrom('sessions').where('id', '=', sessionId).execute();
 }

@@ -27,6 +27,12 @@ export const SESSION_API_PREFIX = '/json';
 export interface Mount {
   prefix: string;
   scheme: Scheme;
+  /**
+   * Only the declared methods reach the table (plus OPTIONS): others fall
+   * through, so that GET of a path shared with a page of the web client
+   * (/accounts/password/reset/<token>) serves the page.
+   */
+  declaredMethodsOnly?: boolean;
 }
 
 const API_MOUNT: Mount = { prefix: API_PREFIX, scheme: 'api_key' };
@@ -43,6 +49,8 @@ export interface RequestInfo {
   path: Record<string, string>;
   /** Aborted when the client goes away before the answer (long-polls stop waiting). */
   signal: AbortSignal;
+  /** How this mount authenticates: 'session' for the browser's /json and /accounts. */
+  scheme: Scheme;
   /** Adds Set-Cookie headers to the answer (the session routes). */
   setCookies(values: string[]): void;
 }
@@ -165,7 +173,7 @@ export class Router {
       const allowed: string[] = [...table.keys()];
       if (table.has('GET')) allowed.push('HEAD');
       app.route({
-        method: [...METHODS, 'HEAD', 'OPTIONS'],
+        method: mount.declaredMethodsOnly ? [...allowed, 'OPTIONS'] : [...METHODS, 'HEAD', 'OPTIONS'],
         url: mount.prefix + fastifyPath,
         handler: (req, reply) => dispatch(svc, mount, table, allowed, params, req, reply),
       });
@@ -235,6 +243,7 @@ async function dispatch(
       files: body.files,
       path,
       signal: aborted.signal,
+      scheme: mount.scheme,
       setCookies: (values) => void reply.header('Set-Cookie', values),
     };
     const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
