@@ -15,6 +15,7 @@ import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { InvitationTables } from '../invitations/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
+import type { OnboardingTables } from '../onboarding/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -31,7 +32,8 @@ export interface Database
     DraftTables,
     PushTables,
     InvitationTables,
-    AuthTables {}
+    AuthTables,
+    OnboardingTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */
