@@ -10,6 +10,16 @@ export interface Config {
   uploadsDir: string | undefined;
   /** The largest file POST /user_uploads takes (MAX_FILE_UPLOAD_SIZE_MIB, the reference's 25). */
   maxFileUploadMib: number;
+  /** Where emails are written until the server speaks SMTP; default `<dataDir>/outbox` (email/mailer.ts). */
+  outboxDir: string | undefined;
+  /** The sender of the server's emails. */
+  emailFrom: string;
+  /** How long a password-reset link works. */
+  passwordResetValidityMinutes: number;
+  /** The built web client (web/dist): served at `/`. */
+  webClientDir: string;
+  /** A new organization starts with the reference's channels and Welcome Bot's messages. */
+  onboarding: boolean;
   host: string;
   port: number;
   /** Connections the kernel may queue before the server accepts them (capped by net.core.somaxconn). */
@@ -80,6 +90,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     dataDir: env.DATA_DIR ?? './data',
     uploadsDir: env.UPLOADS_DIR || undefined,
     maxFileUploadMib: int(env.MAX_FILE_UPLOAD_SIZE_MIB, 25),
+    outboxDir: env.OUTBOX_DIR || undefined,
+    emailFrom: env.EMAIL_FROM ?? 'Confab <noreply@localhost>',
+    passwordResetValidityMinutes: int(env.PASSWORD_RESET_VALIDITY_MINUTES, 1440),
+    webClientDir: env.WEB_CLIENT_DIR ?? new URL('../web/dist', import.meta.url).pathname,
+    onboarding: true,
     host,
     port,
     listenBacklog: int(env.LISTEN_BACKLOG, 16384),

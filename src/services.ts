@@ -9,6 +9,7 @@ import type { QueueRegistry } from './events/queues.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
+import type { Mailer } from './email/mailer.ts';
 
 export interface Services {
   config: Config;
@@ -27,4 +28,6 @@ export interface Services {
   storage: FileStorage;
   /** HMAC key of the image proxy's signed URLs (previews/secret.ts). */
   imageProxyKey: string;
+  /** Every email the server sends (invitations, password resets). */
+  mailer: Mailer;
 }

@@ -17,6 +17,8 @@ import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.t
 import { announceBotActivity } from './bots/actions.ts';
 import { registerMessageSentHook } from './messages/send.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
+import { registerRealmCreatedHook } from './realm/actions.ts';
+import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
 
 let wired = false;
 
@@ -34,4 +36,6 @@ export function wireDomains(): void {
   registerNoticeSender(sendInternalMessage);
   registerUserLifecycleHooks({ deactivated: announceBotActivity, reactivated: announceBotActivity });
   registerMessageSentHook(queueOutgoingWebhooks);
+  registerRealmCreatedHook(onboardOrganization);
+  registerUserLifecycleHooks({ created: giveOnboardingHistory });
 }

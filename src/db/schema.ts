@@ -23,6 +23,8 @@ import type { RealmPlaygroundTables } from '../realm_playgrounds/tables.ts';
 import type { BotTables } from '../bots/tables.ts';
 import type { JobTables } from '../jobs/tables.ts';
 import type { PreviewTables } from '../previews/tables.ts';
+import type { AuthTables } from '../auth/tables.ts';
+import type { OnboardingTables } from '../onboarding/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -47,7 +49,9 @@ export interface Database
     RealmPlaygroundTables,
     BotTables,
     JobTables,
-    PreviewTables {}
+    PreviewTables,
+    AuthTables,
+    OnboardingTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

@@ -12,7 +12,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, badRequest, unauthorized } from '../http/errors.ts';
-import { authenticateRequest } from '../http/router.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import { subdomainFromHost } from '../realm/queries.ts';
 import { attachmentByPath } from './queries.ts';
 import { mayReadAttachment } from './access.ts';
@@ -54,7 +54,7 @@ async function sendStored(svc: Services, reply: FastifyReply, key: string, type:
 
 /** Who asks, and whether they may read the upload at `pathId`; answers the refusal itself when not. */
 async function readableUpload(svc: Services, req: FastifyRequest, reply: FastifyReply, pathId: string) {
-  const caller = await authenticateRequest(svc, req, subdomainFromHost(req.headers.host, svc.config.externalUrl));
+  const caller = await authenticate(svc, req, subdomainFromHost(req.headers.host, svc.config.externalUrl), 'any');
   if (!caller) throw unauthorized();
   const attachment = /^\d{1,15}\//.test(pathId) ? await attachmentByPath(svc.db, caller.realm.id, pathId) : undefined;
   if (!attachment) return void notFoundPage(reply);

@@ -64,7 +64,8 @@ async function startMain(env: Record<string, string>) {
       await fetch(`${base}/server_settings`);
       break;
     } catch {
-      if (i > 300 || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+      // Bounded, not tight: a first start renders Welcome Bot's messages (workers start), and CI is loaded.
+      if (i > 1200 || child.exitCode !== null) throw new Error(`server did not start:\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

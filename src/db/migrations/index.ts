@@ -23,6 +23,8 @@ import * as scheduledMessages from './0130_scheduled_messages.ts';
 import * as submessages from './0140_submessages.ts';
 import * as realmPlaygrounds from './0141_realm_playgrounds.ts';
 import * as pushDeviceTokens from './0142_push_device_tokens.ts';
+import * as sessions from './0160_sessions.ts';
+import * as onboardingMessages from './0161_onboarding_messages.ts';
 import * as bots from './0170_bots.ts';
 import * as serverSecrets from './0180_server_secrets.ts';
 
@@ -49,6 +51,8 @@ export const migrations: Record<string, Migration> = {
   '0140_submessages': submessages,
   '0141_realm_playgrounds': realmPlaygrounds,
   '0142_push_device_tokens': pushDeviceTokens,
+  '0160_sessions': sessions,
+  '0161_onboarding_messages': onboardingMessages,
   '0170_bots': bots,
   '0180_server_secrets': serverSecrets,
 };
