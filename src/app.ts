@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Services } from './services.ts';
 import { wireDomains } from './wiring.ts';
 import { registerBodyParsers } from './http/body.ts';
-import { API_PREFIX, Router, notFoundRoute } from './http/router.ts';
+import { API_PREFIX, Router, SESSION_API_PREFIX, notFoundRoute } from './http/router.ts';
 import { ApiError } from './http/errors.ts';
 import { authRoutes } from './auth/routes.ts';
 import { realmRoutes } from './realm/routes.ts';
@@ -32,6 +32,8 @@ import { navigationViewRoutes } from './navigation_views/routes.ts';
 import { draftRoutes } from './drafts/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { invitationRoutes } from './invitations/routes.ts';
+import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
+import { WebClient } from './web_client/serve.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -74,12 +76,21 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreDuplicateSlashes: true },
   });
   await registerBodyParsers(app, 25 * 1024 * 1024);
-  apiRoutes().install(app, svc);
+  const api = apiRoutes();
+  api.install(app, svc);
+  // The browser's API: the same endpoints, with the session (docs/DECISIONS.md).
+  api.install(app, svc, { prefix: SESSION_API_PREFIX, scheme: 'session' });
+  accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session', declaredMethodsOnly: true });
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
 
+  const webClient = new WebClient(svc.config);
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);
+    // Everything else a browser GETs is the web client's: its files and its pages.
+    if (WebClient.claims(req)) return webClient.serve(req, reply);
+    if ([API_PREFIX, SESSION_API_PREFIX, ACCOUNTS_PREFIX].some((prefix) => req.url === prefix || req.url.startsWith(`${prefix}/`))) {
+      return notFoundRoute(reply);
+    }
     return reply.code(404).send({ result: 'error', msg: 'Not found', code: 'BAD_REQUEST' });
   });
 

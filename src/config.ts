@@ -8,6 +8,16 @@ export interface Config {
   dataDir: string;
   /** Uploaded files (custom emoji); default `<dataDir>/uploads` (a temporary directory with ':memory:'). */
   uploadsDir: string | undefined;
+  /** Where emails are written until the server speaks SMTP; default `<dataDir>/outbox` (email/mailer.ts). */
+  outboxDir: string | undefined;
+  /** The sender of the server's emails. */
+  emailFrom: string;
+  /** How long a password-reset link works. */
+  passwordResetValidityMinutes: number;
+  /** The built web client (web/dist): served at `/`. */
+  webClientDir: string;
+  /** A new organization starts with the reference's channels and Welcome Bot's messages. */
+  onboarding: boolean;
   host: string;
   port: number;
   /** The public URL of the server (scheme://host[:port]); organizations live at its subdomains. */
@@ -61,6 +71,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',
     uploadsDir: env.UPLOADS_DIR || undefined,
+    outboxDir: env.OUTBOX_DIR || undefined,
+    emailFrom: env.EMAIL_FROM ?? 'Confab <noreply@localhost>',
+    passwordResetValidityMinutes: int(env.PASSWORD_RESET_VALIDITY_MINUTES, 1440),
+    webClientDir: env.WEB_CLIENT_DIR ?? new URL('../web/dist', import.meta.url).pathname,
+    onboarding: true,
     host,
     port,
     externalUrl: (env.EXTERNAL_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),

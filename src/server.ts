@@ -9,12 +9,14 @@ import { openDatabase, migrateToLatest, type OpenedDatabase } from './db/index.t
 import { memoryRateLimiter } from './auth/rate-limit.ts';
 import { argon2Hasher } from './auth/passwords.ts';
 import { buildApp } from './app.ts';
+import { wireDomains } from './wiring.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
+import { outboxDir, outboxMailer } from './email/mailer.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -67,6 +69,8 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 
 /** The services of a process: the server's, or the manage command's. */
 export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
+  // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
+  wireDomains();
   const queues = new QueueRegistry();
   const events = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
@@ -82,5 +86,6 @@ export function buildServices(config: Config, database: OpenedDatabase, log: Log
     credentials,
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
+    mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
   };
 }

@@ -8,6 +8,7 @@ import type { PasswordHasher } from './auth/passwords.ts';
 import type { QueueRegistry } from './events/queues.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
+import type { Mailer } from './email/mailer.ts';
 
 export interface Services {
   config: Config;
@@ -22,4 +23,6 @@ export interface Services {
   /** Worker threads that render Markdown with time and size limits. */
   markdown: RenderPool;
   passwords: PasswordHasher;
+  /** Every email the server sends (invitations, password resets). */
+  mailer: Mailer;
 }

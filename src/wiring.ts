@@ -14,6 +14,8 @@ import { registerUserLifecycleHooks } from './users/actions.ts';
 import { registerNoticeSender } from './notification_bot/index.ts';
 import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
+import { registerRealmCreatedHook } from './realm/actions.ts';
+import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
 
 let wired = false;
 
@@ -29,4 +31,6 @@ export function wireDomains(): void {
   registerUnsubscribeHook(markChannelMessagesRead);
   registerUserLifecycleHooks({ created: spendInvitationsTo, deactivated: revokeInvitationsBy });
   registerNoticeSender(sendInternalMessage);
+  registerRealmCreatedHook(onboardOrganization);
+  registerUserLifecycleHooks({ created: giveOnboardingHistory });
 }

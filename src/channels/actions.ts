@@ -761,6 +761,23 @@ async function setDefault(tx: Tx, emit: Emit, realm: Realm, channel: Channel, on
   await emitDefaultChannels(tx, emit, realm);
 }
 
+/** A new organization's first channels (onboarding/): public, default, created by its owner. */
+export async function createInitialChannels(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  owner: User,
+  channels: { name: string; description: string }[],
+): Promise<Channel[]> {
+  const viewer = await channelViewer(tx, realm, owner);
+  const created: Channel[] = [];
+  for (const c of channels) created.push(await insertChannel(svc, tx, viewer, c.name, c.description, { is_default_stream: true }));
+  await emitChannelsCreated(tx, emit, realm, created);
+  await emitDefaultChannels(tx, emit, realm);
+  return created;
+}
+
 /** POST/DELETE /default_streams: administrators only. */
 export async function setDefaultChannel(svc: Services, realm: Realm, actor: User, channelId: number, on: boolean): Promise<void> {
   if (!isAdmin(actor)) throw mustBeAdmin();

@@ -14,6 +14,8 @@ import type { NavigationViewTables } from '../navigation_views/tables.ts';
 import type { DraftTables } from '../drafts/tables.ts';
 import type { PushTables } from '../push/tables.ts';
 import type { InvitationTables } from '../invitations/tables.ts';
+import type { AuthTables } from '../auth/tables.ts';
+import type { OnboardingTables } from '../onboarding/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -29,7 +31,9 @@ export interface Database
     NavigationViewTables,
     DraftTables,
     PushTables,
-    InvitationTables {}
+    InvitationTables,
+    AuthTables,
+    OnboardingTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

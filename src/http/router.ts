@@ -12,12 +12,30 @@ import { ApiError, badRequest, unauthorized } from './errors.ts';
 import { ignoredParameters, parseParams, type ParamSource, type ParamSpecs, type ParamValues } from './params.ts';
 import { readBody, type UploadedFile } from './body.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
-import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
+import { authenticate, type Scheme } from '../auth/authenticate.ts';
+import type { Session } from '../auth/tables.ts';
+import { checkOrigin } from '../auth/sessions.ts';
 import { applyRateLimit } from '../auth/rate-limit-http.ts';
 import { MAX_ROW_ID } from '../db/ids.ts';
 import { isRefusedValue } from '../db/errors.ts';
 
 export const API_PREFIX = '/api/v1';
+/** The browser's API: the same table, authenticated by the session cookie (the reference's /json). */
+export const SESSION_API_PREFIX = '/json';
+
+/** Where a table is installed and how its callers authenticate. */
+export interface Mount {
+  prefix: string;
+  scheme: Scheme;
+  /**
+   * Only the declared methods reach the table (plus OPTIONS): others fall
+   * through, so that GET of a path shared with a page of the web client
+   * (/accounts/password/reset/<token>) serves the page.
+   */
+  declaredMethodsOnly?: boolean;
+}
+
+const API_MOUNT: Mount = { prefix: API_PREFIX, scheme: 'api_key' };
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type Method = (typeof METHODS)[number];
@@ -31,6 +49,10 @@ export interface RequestInfo {
   path: Record<string, string>;
   /** Aborted when the client goes away before the answer (long-polls stop waiting). */
   signal: AbortSignal;
+  /** How this mount authenticates: 'session' for the browser's /json and /accounts. */
+  scheme: Scheme;
+  /** Adds Set-Cookie headers to the answer (the session routes). */
+  setCookies(values: string[]): void;
 }
 
 export interface UserContext {
@@ -38,6 +60,8 @@ export interface UserContext {
   realm: Realm;
   user: User;
   request: RequestInfo;
+  /** The browser session that authenticated the request, if a cookie did. */
+  session?: Session;
 }
 
 /** For endpoints that work without credentials: `user` is null for anonymous callers. */
@@ -142,27 +166,31 @@ export class Router {
     this.#add(method, path, { auth, params, handler });
   }
 
-  install(app: FastifyInstance, svc: Services): void {
+  install(app: FastifyInstance, svc: Services, mount: Mount = API_MOUNT): void {
     for (const [path, table] of this.#paths) {
       const { fastifyPath, params } = parsePath(path);
       // Declaration order, with HEAD wherever GET is (digest section 0).
       const allowed: string[] = [...table.keys()];
       if (table.has('GET')) allowed.push('HEAD');
       app.route({
-        method: [...METHODS, 'HEAD', 'OPTIONS'],
-        url: API_PREFIX + fastifyPath,
-        handler: (req, reply) => dispatch(svc, table, allowed, params, req, reply),
+        method: mount.declaredMethodsOnly ? [...allowed, 'OPTIONS'] : [...METHODS, 'HEAD', 'OPTIONS'],
+        url: mount.prefix + fastifyPath,
+        handler: (req, reply) => dispatch(svc, mount, table, allowed, params, req, reply),
       });
     }
   }
 }
 
-function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
-  return reply.code(err.status).headers(err.headers).send(err.body());
+function sendError(reply: FastifyReply, mount: Mount, err: ApiError): FastifyReply {
+  const headers = { ...err.headers };
+  // A browser shown a Basic challenge would open its own login dialog (the reference says "Session").
+  if (mount.scheme === 'session' && headers['WWW-Authenticate']) headers['WWW-Authenticate'] = 'Session realm="zulip"';
+  return reply.code(err.status).headers(headers).send(err.body());
 }
 
 async function dispatch(
   svc: Services,
+  mount: Mount,
   table: Map<Method, Endpoint>,
   allowed: string[],
   pathParams: PathParam[],
@@ -215,15 +243,19 @@ async function dispatch(
       files: body.files,
       path,
       signal: aborted.signal,
+      scheme: mount.scheme,
+      setCookies: (values) => void reply.header('Set-Cookie', values),
     };
     const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
-    const credentials = endpoint.auth === 'none' ? undefined : parseBasicAuth(req.headers.authorization);
+    // Endpoints that read no credentials (login) still refuse other sites' pages.
+    if (endpoint.auth === 'none' && mount.scheme !== 'api_key') checkOrigin(req);
+    const caller = endpoint.auth === 'none' ? undefined : await authenticate(svc, req, subdomain, mount.scheme);
 
     let ctx: UserContext | PublicContext;
-    if (credentials) {
-      const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
+    if (caller) {
+      const { user, realm, session } = caller;
       if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
-      ctx = { svc, realm, user, request };
+      ctx = { svc, realm, user, request, session };
     } else {
       if (endpoint.auth === 'user') throw unauthorized();
       const realm = await getRealmBySubdomain(svc.db, subdomain);
@@ -246,10 +278,10 @@ async function dispatch(
       ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
     });
   } catch (err) {
-    if (err instanceof ApiError) return sendError(reply, err);
+    if (err instanceof ApiError) return sendError(reply, mount, err);
     // A value no check caught but the database refused: the request's fault, and its
     // transaction rolled back, so nothing changed.
-    if (isRefusedValue(err)) return sendError(reply, badRequest('Invalid value: out of range, or containing characters that cannot be stored'));
+    if (isRefusedValue(err)) return sendError(reply, mount, badRequest('Invalid value: out of range, or containing characters that cannot be stored'));
     throw err;
   }
 }

@@ -3,8 +3,8 @@
 // one, which creates the account. Each writes in one transaction and tells
 // administrators and the inviter `invites_changed` after the commit.
 //
-// There is no mail system: "sending" an invitation stores it and logs its link
-// at info level, for the operator to deliver (docs/DECISIONS.md).
+// Email invitations go out through the server's Mailer (email/mailer.ts) after
+// the commit; the link is also logged, for the operator (docs/DECISIONS.md).
 
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
@@ -25,6 +25,7 @@ import { defaultChannelIds, getChannel, listChannels } from '../channels/queries
 import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '../user_groups/access.ts';
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
+import { invitationEmail } from './mail.ts';
 import { acceptedNotices } from './notices.ts';
 import {
   accountsByEmail,
@@ -189,12 +190,18 @@ async function notifyInvitesChanged(tx: Tx, emit: Emit, realm: Realm, referrerId
   emit(realm.id, { type: 'invites_changed' }, new Set([...admins.map((a) => a.id), ...referrerIds]));
 }
 
-/** What the mail system would do: the operator delivers the link. */
-function deliver(svc: Services, realm: Realm, inv: Invitation): void {
-  svc.log.info(
-    { realm: realm.string_id, invitation_id: inv.id, email: inv.email, link: invitationLink(realm, svc.config, inv.token) },
-    'invitation to deliver',
-  );
+/**
+ * Emails the invitation. The invitation is already stored: a mail failure is
+ * logged, not the request's error (a resend tries again).
+ */
+async function deliver(svc: Services, realm: Realm, inv: Invitation, inviter: User): Promise<void> {
+  const link = invitationLink(realm, svc.config, inv.token);
+  svc.log.info({ realm: realm.string_id, invitation_id: inv.id, email: inv.email, link }, 'invitation to deliver');
+  try {
+    await svc.mailer.send(invitationEmail(realm, inviter, inv, link));
+  } catch (err) {
+    svc.log.error({ err, invitation_id: inv.id }, 'invitation email not sent');
+  }
 }
 
 /** Who may invite at all, and as what: shared by email invitations and links. */
@@ -255,7 +262,7 @@ export async function sendInvitations(
     await notifyInvitesChanged(tx, emit, realm, [actor.id]);
     return { sent, skipped };
   });
-  for (const inv of sent) deliver(svc, realm, inv);
+  for (const inv of sent) await deliver(svc, realm, inv, actor);
   if (skipped.length > 0) {
     throw invitationFailed(
       "Some of those addresses are already using Confab, so we didn't send them an invitation. We did send invitations to everyone else!",
@@ -324,7 +331,8 @@ export async function resendInvitation(svc: Services, realm: Realm, actor: User,
     await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
     return updated;
   });
-  deliver(svc, realm, inv);
+  const inviter = (await getUser(svc.db, realm.id, inv.referred_by_id)) ?? actor;
+  await deliver(svc, realm, inv, inviter);
 }
 
 export interface Acceptance {

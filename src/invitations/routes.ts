@@ -6,6 +6,7 @@ import { isRole, ROLE, type Role } from '../users/roles.ts';
 import { acceptInvitation, createInviteLink, resendInvitation, revokeInvitation, sendInvitations, type InvitationSettings } from './actions.ts';
 import { managedInvitations } from './queries.ts';
 import { formatInvitation } from './format.ts';
+import { signIn } from '../auth/sessions.ts';
 
 /** Spec "Limits": the welcome text of an invitation. */
 export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
@@ -89,7 +90,10 @@ export function invitationRoutes(r: Router): void {
     { key: p.str(), email: p.str().optional(), full_name: p.str(), password: p.str() },
     async (ctx, q) => {
       const user = await acceptInvitation(ctx.svc, ctx.realm, q);
-      return { user_id: user.id, email: user.delivery_email, api_key: user.api_key };
+      if (ctx.request.scheme !== 'session') return { user_id: user.id, email: user.delivery_email, api_key: user.api_key };
+      // The web client's sign-up page: signed in at once, and no API key for page scripts.
+      await signIn(ctx.svc, ctx.request.setCookies, user);
+      return { user_id: user.id, email: user.delivery_email };
     },
   );
 }

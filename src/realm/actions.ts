@@ -4,7 +4,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from './tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact } from '../db/transact.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { createSystemGroups } from '../user_groups/system-group-actions.ts';
 import { REALM_PERMISSION_SETTINGS } from '../user_groups/permission-settings.ts';
@@ -24,6 +24,14 @@ export interface NewRealm {
   owner: { email: string; fullName: string; password: string | null };
 }
 
+type RealmCreatedHook = (svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User) => Promise<Realm>;
+let onCreated: RealmCreatedHook = async (_svc, _tx, _emit, realm) => realm;
+
+/** What a new organization starts with (onboarding/, plugged in by wiring.ts), in the same transaction. */
+export function registerRealmCreatedHook(hook: RealmCreatedHook): void {
+  onCreated = hook;
+}
+
 export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: Realm; owner: User }> {
   if (!SUBDOMAIN.test(r.subdomain)) throw badRequest(`Invalid subdomain '${r.subdomain}'`);
   const name = r.name.trim();
@@ -31,7 +39,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
   if (!isValidEmail(r.owner.email)) throw badRequest(`Invalid email '${r.owner.email}'`);
   const fullName = checkFullName(r.owner.fullName);
   if (r.owner.password !== null) checkPasswordStrength(r.owner.password);
-  return transact(svc, async (tx) => {
+  return transact(svc, async (tx, emit) => {
     const existing = await tx.selectFrom('realms').select('id').where('string_id', '=', r.subdomain).executeTakeFirst();
     if (existing) throw badRequest(`Subdomain '${r.subdomain}' is already in use`);
     const inserted = await tx
@@ -58,7 +66,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       canCreateUsers: true,
       canChangeUserEmails: true,
     });
-    return { realm, owner };
+    return { realm: await onCreated(svc, tx, emit, realm, owner), owner };
   });
 }
 

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, unauthorized } from '../http/errors.ts';
-import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
+import { authenticateApiKey } from '../auth/basic.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
 import { accessibleUsers, canAccess, getUser, getUserByEmail } from './queries.ts';
 import { avatarUrl, mediumAvatarUrl } from './format.ts';
@@ -16,15 +17,14 @@ const UNKNOWN_AVATAR = '/static/images/unknown-user-avatar.png';
 
 async function caller(svc: Services, req: FastifyRequest): Promise<{ realm: Realm | undefined; user: User | null }> {
   const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
-  const credentials = parseBasicAuth(req.headers.authorization);
   const query = req.query as Record<string, string | undefined>;
-  if (credentials) return authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
-  if (query.api_key) {
+  if (query.api_key && !req.headers.authorization) {
     const user = await svc.db.selectFrom('users').selectAll().where('api_key', '=', query.api_key).executeTakeFirst();
     if (!user) throw unauthorized('Invalid API key');
     return authenticateApiKey(svc.db, { username: user.email, apiKey: query.api_key }, subdomain);
   }
-  return { realm: await getRealmBySubdomain(svc.db, subdomain), user: null };
+  // Basic auth, or the browser's session cookie (an <img> in the web client).
+  return (await authenticate(svc, req, subdomain, 'any')) ?? { realm: await getRealmBySubdomain(svc.db, subdomain), user: null };
 }
 
 async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: FastifyReply, medium: boolean) {

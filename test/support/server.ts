@@ -5,6 +5,9 @@
 import pg from 'pg';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServer, type RunningServer } from '../../src/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
@@ -89,6 +92,8 @@ export interface TestServer extends RunningServer {
   createUser(opts?: { role?: Role; email?: string; fullName?: string; password?: string }): Promise<Client>;
   /** A client for an existing user, read from the database. */
   clientFor(userId: number): Promise<Client>;
+  /** The emails written to the outbox so far, oldest first (email/mailer.ts). */
+  outbox(): { file: string; to: string; subject: string; text: string }[];
 }
 
 let counter = 0;
@@ -116,7 +121,24 @@ async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promi
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const backend = process.env.CONFAB_TEST_DB ?? 'pglite';
   const pgdb = backend === 'postgres' ? await freshPostgresDatabase() : undefined;
-  return startOn(overrides, pgdb);
+  // One outbox per server, kept across restarts, removed when it closes.
+  const outboxDir = mkdtempSync(join(tmpdir(), 'confab-test-outbox-'));
+  return startOn({ outboxDir, ...overrides }, pgdb);
+}
+
+function readOutbox(dir: string): { file: string; to: string; subject: string; text: string }[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+  } catch {
+    return [];
+  }
+  return files.map((file) => {
+    const raw = readFileSync(join(dir, file), 'utf8');
+    const [head, ...rest] = raw.split('\r\n\r\n');
+    const field = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(head)?.[1] ?? '';
+    return { file, to: field('To'), subject: field('Subject'), text: rest.join('\r\n\r\n') };
+  });
 }
 
 async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: () => Promise<void> } | undefined): Promise<TestServer> {
@@ -128,6 +150,8 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     externalUrl: 'http://confab.test',
     bootstrap: { email: OWNER_EMAIL, password: OWNER_PASSWORD, orgName: 'Test Organization' },
     passwordHash: { memoryCost: 1024, timeCost: 1 },
+    // Most test files count channels and messages from zero; onboarding.test.ts turns it on.
+    onboarding: false,
     rateLimit: { ...base.rateLimit, perUser: 100_000, perIp: 100_000 },
     logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
     ...overrides,
@@ -139,7 +163,9 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
   server.close = async () => {
     await close();
     await pgdb?.drop();
+    if (config.outboxDir) rmSync(config.outboxDir, { recursive: true, force: true });
   };
+  server.outbox = () => (config.outboxDir ? readOutbox(config.outboxDir) : []);
   server.restart = async () => {
     await close();
     return startOn(overrides, pgdb);

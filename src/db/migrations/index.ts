@@ -17,6 +17,8 @@ import * as messageFlags from './0070_message_flags.ts';
 import * as invitations from './0090_invitations.ts';
 import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
+import * as sessions from './0160_sessions.ts';
+import * as onboardingMessages from './0161_onboarding_messages.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -35,4 +37,6 @@ export const migrations: Record<string, Migration> = {
   '0090_invitations': invitations,
   '0100_system_bots': systemBots,
   '0101_welcome_bot': welcomeBot,
+  '0160_sessions': sessions,
+  '0161_onboarding_messages': onboardingMessages,
 };
