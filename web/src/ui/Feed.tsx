@@ -179,7 +179,7 @@ export function Feed({ narrow }: { narrow: Narrow }) {
   const kind = viewKind(narrow);
   const mixed = kind !== 'topic' && kind !== 'dm';
   return (
-    <div class="feed" id="message-feed" ref={scroller} onScroll={onScroll} tabIndex={-1} role="feed" aria-busy={!loaded} aria-labelledby="view-title">
+    <div class="feed" id="message-feed" ref={scroller} onScroll={onScroll} tabIndex={-1} role="region" aria-busy={!loaded} aria-labelledby="view-title">
       {error && (
         <p class="form-error" role="alert">
           Could not load messages: {error}
@@ -309,7 +309,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
       <div class={`msg-row ${p.showSender ? 'first' : ''}`}>
         <div class="msg-gutter">
           {p.showSender ? (
-            <button class="avatar-button" onClick={() => showUser(m.sender_id)} aria-label={`About ${m.sender_full_name}`}>
+            <button class="avatar-button" onClick={() => showUser(m.sender_id)} tabIndex={-1} aria-hidden="true">
               <Avatar store={store} userId={m.sender_id} fallback={m.avatar_url} name={m.sender_full_name} />
             </button>
           ) : (
