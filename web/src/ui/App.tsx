@@ -1,3 +1,4 @@
+import { Icon } from './Icon.tsx';
 // The chat app: registers, keeps the event loop running, and lays out the
 // sidebar, the feed of the current view, the composer and the dialogs.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -146,7 +147,7 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
         </a>
         <header class="topbar">
           <button class="icon-button nav-toggle" aria-label="Open the channel list" aria-expanded={navOpen} onClick={() => setNavOpen(!navOpen)}>
-            ☰
+            <Icon name="menu" />
           </button>
           <a class="brand" href="#feed">
             <span class="logo" aria-hidden="true">
@@ -162,11 +163,11 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
           </form>
           <ConnectionBadge conn={conn} />
           <button class="icon-button" aria-label="Settings" title="Settings" onClick={() => setDialog({ kind: 'settings' })}>
-            ⚙
+            <Icon name="gear" />
           </button>
           {store.canAdmin() && (
             <button class="icon-button" aria-label="Organization administration" title="Organization administration" onClick={() => setDialog({ kind: 'admin' })}>
-              ⛭
+              <Icon name="shield" />
             </button>
           )}
           <button class="text-button" onClick={() => void api.post('/accounts/logout', {}, { raw: true }).finally(() => location.assign('/login'))}>

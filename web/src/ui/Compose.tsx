@@ -1,3 +1,4 @@
+import { Icon } from './Icon.tsx';
 // The composer: channel and topic or DM recipients, Markdown with a preview,
 // autocompletion of @-mentions, #channels and :emoji:, uploads (button, drop,
 // paste), a draft kept per conversation, Enter to send with a local echo.
@@ -331,7 +332,7 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
       )}
       <div class="compose-tools">
         <button type="button" class="icon-button" aria-label="Attach a file" title="Attach a file" onClick={() => fileRef.current?.click()}>
-          📎
+          <Icon name="clip" />
         </button>
         <input ref={fileRef} type="file" multiple hidden aria-label="File to upload" onChange={(e) => void uploadFiles([...((e.target as HTMLInputElement).files ?? [])])} />
         <button type="button" class="text-button" aria-pressed={preview !== null} onClick={() => void togglePreview()}>

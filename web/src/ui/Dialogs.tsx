@@ -1,3 +1,4 @@
+import { Icon } from './Icon.tsx';
 // Dialogs: a user's card, personal settings, organization administration, and
 // moving a topic.
 import type { ComponentChildren } from 'preact';
@@ -25,7 +26,7 @@ function Modal({ title, onClose, children, wide }: { title: string; onClose(): v
         <div class="modal-head">
           <h2 id="modal-title">{title}</h2>
           <button class="icon-button close" aria-label="Close" onClick={onClose}>
-            ✕
+            <Icon name="close" />
           </button>
         </div>
         <div class="modal-body">{children}</div>

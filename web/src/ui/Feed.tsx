@@ -1,3 +1,4 @@
+import { Icon } from './Icon.tsx';
 // The message feed of a view: a windowed list (only the messages near the screen
 // are in the page, whatever the length of the history), pages fetched as the
 // reader scrolls, messages marked read as they are seen, j/k/r keys.
@@ -120,6 +121,8 @@ export function Feed({ narrow }: { narrow: Narrow }) {
     const next = computeRange(el);
     if ((next[0] !== range[0] || next[1] !== range[1]) && passes.current++ < 8) setRange(next);
     else passes.current = 0;
+    // Reaching an end of what is loaded fetches the next page (kept in place by the anchor).
+    if (loaded && el.scrollTop < 600 && start === 0) void actions.loadMore('older');
     seeVisible(el);
   });
 
@@ -383,27 +386,27 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
         {!m.local_id && (
           <div class="msg-actions" role="toolbar" aria-label="Message actions">
             <button aria-label="Add a reaction" title="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
-              ☺
+              <Icon name="smile" />
             </button>
             <button aria-label={m.flags.includes('starred') ? 'Unstar' : 'Star'} aria-pressed={m.flags.includes('starred')} title="Star" class={m.flags.includes('starred') ? 'starred' : ''} onClick={() => run(() => actions.toggleStar(m))}>
-              {m.flags.includes('starred') ? '★' : '☆'}
+              <Icon name="star" filled={m.flags.includes('starred')} />
             </button>
             <button aria-label="Reply" title="Reply (r)" onClick={() => compose(replyTarget(store, m))}>
-              ↩
+              <Icon name="reply" />
             </button>
             {own && (
               <button aria-label="Edit" title="Edit" onClick={startEdit}>
-                ✎
+                <Icon name="edit" />
               </button>
             )}
             {m.type === 'stream' && (
               <button aria-label="Move topic" title="Move or rename topic" onClick={() => openModal('move', m)}>
-                ⇄
+                <Icon name="move" />
               </button>
             )}
             {(own || store.canAdmin()) && (
               <button aria-label="Delete" title="Delete" onClick={() => confirm('Delete this message?') && run(() => actions.remove(m.id))}>
-                🗑
+                <Icon name="trash" />
               </button>
             )}
           </div>
