@@ -38,6 +38,16 @@ export function Feed({ narrow }: { narrow: Narrow }) {
   const atBottom = useRef(true);
   const list = store.list;
   const ids = list.ids;
+  // Older messages came in front: the window moves with the messages it showed.
+  const firstId = useRef<number | undefined>(undefined);
+  if (firstId.current !== undefined && ids[0] !== firstId.current) {
+    const added = ids.indexOf(firstId.current);
+    if (added > 0) {
+      range[0] += added;
+      range[1] += added;
+    }
+  }
+  firstId.current = ids[0];
 
   useEffect(() => {
     actions
@@ -123,6 +133,8 @@ export function Feed({ narrow }: { narrow: Narrow }) {
     else passes.current = 0;
     // Reaching an end of what is loaded fetches the next page (kept in place by the anchor).
     if (loaded && el.scrollTop < 600 && start === 0) void actions.loadMore('older');
+    // The anchor always names a message now in the page, so the next change keeps it in place.
+    rememberAnchor(el);
     seeVisible(el);
   });
 
