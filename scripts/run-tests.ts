@@ -31,15 +31,18 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): boolean 
   return result.status === 0;
 }
 
-const all = listTests(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
-const unit = all.filter((f) => f.startsWith('test/unit/'));
-const withDb = all.filter((f) => !f.startsWith('test/unit/'));
+// The web client's own unit tests (web/test) run with the other unit tests.
+const all = [...listTests(join(root, 'test')), ...listTests(join(root, 'web/test'))].filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const isUnit = (f: string) => f.startsWith('test/unit/') || f.startsWith('web/test/');
+const unit = all.filter(isUnit);
+const withDb = all.filter((f) => !isUnit(f));
 const backends = (process.env.CONFAB_TEST_DBS ?? 'pglite,postgres').split(',').filter(Boolean);
 // Each file starts its own server and database, so files run in parallel processes.
 const concurrency = String(Math.max(2, Math.min(6, availableParallelism() * 2)));
 
 let ok = true;
 if (filters.length === 0) ok = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']) && ok;
+if (filters.length === 0) ok = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'web']) && ok;
 if (unit.length > 0) ok = run(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...unit]) && ok;
 for (const backend of backends) {
   if (withDb.length === 0) break;

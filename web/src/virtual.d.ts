@@ -1,0 +1,4 @@
+declare module 'virtual:emoji-names' {
+  const rows: [string, string][];
+  export default rows;
+}
