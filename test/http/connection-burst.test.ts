@@ -23,8 +23,8 @@ async function burst(port: number): Promise<{ answered: number; failed: Record<s
       new Promise<void>((resolve) => {
         const socket = net.connect(port, '127.0.0.1');
         let data = '';
-        socket.setTimeout(30_000, () => socket.destroy(new Error('timeout')));
-        socket.on('connect', () => socket.write('GET /burst HTTP/1.1\r\nHost: confab.test\r\nConnection: close\r\n\r\n'));
+        socket.setTimeout(120_000, () => socket.destroy(new Error('timeout')));
+        socket.on('connect', () => socket.write('GET /api/v1/burst HTTP/1.1\r\nHost: confab.test\r\nConnection: close\r\n\r\n'));
         socket.on('data', (chunk) => (data += chunk));
         socket.on('error', (err: NodeJS.ErrnoException) => (failed[err.code ?? err.message] = (failed[err.code ?? err.message] ?? 0) + 1));
         socket.on('close', () => {
