@@ -14,7 +14,7 @@ import { registerUserLifecycleHooks } from './users/actions.ts';
 import { registerNoticeSender } from './notification_bot/index.ts';
 import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
-import { announceBotActivity } from './bots/actions.ts';
+import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
 import { registerMessageSentHook } from './messages/send.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
 import { registerRealmCreatedHook } from './realm/actions.ts';
@@ -34,7 +34,7 @@ export function wireDomains(): void {
   registerUnsubscribeHook(markChannelMessagesRead);
   registerUserLifecycleHooks({ created: spendInvitationsTo, deactivated: revokeInvitationsBy });
   registerNoticeSender(sendInternalMessage);
-  registerUserLifecycleHooks({ deactivated: announceBotActivity, reactivated: announceBotActivity });
+  registerUserLifecycleHooks({ deactivated: deactivateOwnedBots, reactivated: announceBotActivity });
   registerMessageSentHook(queueOutgoingWebhooks);
   registerRealmCreatedHook(onboardOrganization);
   registerUserLifecycleHooks({ created: giveOnboardingHistory });

@@ -11,7 +11,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
-import { announceNewUser, changeRole, insertUser, notifyUsers } from '../users/actions.ts';
+import { announceNewUser, changeRole, insertUser, notifyUsers, setActive } from '../users/actions.ts';
 import { checkFullName, isValidEmail } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
 import { isAdmin, isOwner, ROLE, type Role } from '../users/roles.ts';
@@ -229,4 +229,11 @@ export async function regenerateBotApiKey(svc: Services, realm: Realm, actor: Us
 export async function announceBotActivity(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   if (!user.is_bot || user.is_system_bot) return;
   await emitBotEvent(tx, emit, realm, user, 'update', { is_active: user.is_active });
+}
+
+/** A deactivated user's bots stop with them (the reference's do_deactivate_user). */
+export async function deactivateOwnedBots(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+  if (user.is_bot) return announceBotActivity(tx, emit, realm, user);
+  const bots = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('bot_owner_id', '=', user.id).where('is_active', '=', true).execute();
+  for (const bot of bots) await setActive(tx, emit, realm, bot, false);
 }

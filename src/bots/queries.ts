@@ -42,3 +42,23 @@ export async function botConfig(db: Executor, botId: number): Promise<Record<str
   const rows = await db.selectFrom('bot_config').select(['key', 'value']).where('bot_id', '=', botId).execute();
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
+
+/** GET /bots: the caller's own active bots, oldest first. */
+export async function ownedActiveBots(db: Executor, realmId: number, ownerId: number): Promise<User[]> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('is_bot', '=', true)
+    .where('is_active', '=', true)
+    .where('bot_owner_id', '=', ownerId)
+    .orderBy('date_joined')
+    .orderBy('id')
+    .execute();
+}
+
+/** A default channel's name, as the bot endpoints answer it (the reference's get_stream_name). */
+export async function channelNameOf(db: Executor, id: number | null): Promise<string | null> {
+  if (id === null) return null;
+  return (await db.selectFrom('channels').select('name').where('id', '=', id).executeTakeFirst())?.name ?? null;
+}

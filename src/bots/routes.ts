@@ -6,17 +6,12 @@ import { isRole } from '../users/roles.ts';
 import { deactivateUser } from '../users/actions.ts';
 import { avatarUrl } from '../users/format.ts';
 import { createBot, regenerateBotApiKey, updateBot } from './actions.ts';
-import { accessBot } from './queries.ts';
+import { accessBot, channelNameOf as channelName, ownedActiveBots } from './queries.ts';
+import { getUser } from '../users/queries.ts';
 import { BOT_TYPE, INTERFACE } from './tables.ts';
 import { requireMemberOrAdmin } from '../user_groups/access.ts';
 
 const CONFIG_DATA = z.record(z.string(), z.string());
-
-/** The reference's get_stream_name, for answers that name default channels. */
-async function channelName(db: import('../db/schema.ts').Executor, id: number | null): Promise<string | null> {
-  if (id === null) return null;
-  return (await db.selectFrom('channels').select('name').where('id', '=', id).executeTakeFirst())?.name ?? null;
-}
 
 export function botRoutes(r: Router): void {
   r.route(
@@ -52,16 +47,7 @@ export function botRoutes(r: Router): void {
   // The caller's own active bots, in the reference's (older) shape.
   r.route('GET', '/bots', {}, async (ctx) => {
     requireMemberOrAdmin(ctx.user);
-    const bots = await ctx.svc.db
-      .selectFrom('users')
-      .selectAll()
-      .where('realm_id', '=', ctx.realm.id)
-      .where('is_bot', '=', true)
-      .where('is_active', '=', true)
-      .where('bot_owner_id', '=', ctx.user.id)
-      .orderBy('date_joined')
-      .orderBy('id')
-      .execute();
+    const bots = await ownedActiveBots(ctx.svc.db, ctx.realm.id, ctx.user.id);
     return {
       bots: await Promise.all(
         bots.map(async (bot) => ({
@@ -96,7 +82,7 @@ export function botRoutes(r: Router): void {
       if (q.role !== undefined && !isRole(q.role)) throw badRequest('Invalid role');
       if (ctx.request.files.length > 0) throw badRequest('Bot avatars cannot be uploaded yet');
       const bot = await updateBot(ctx.svc, ctx.realm, ctx.user, q.bot_id, q);
-      const owner = bot.bot_owner_id === null ? undefined : await ctx.svc.db.selectFrom('users').select('email').where('id', '=', bot.bot_owner_id).executeTakeFirst();
+      const owner = bot.bot_owner_id === null ? undefined : await getUser(ctx.svc.db, ctx.realm.id, bot.bot_owner_id);
       return {
         full_name: bot.full_name,
         avatar_url: avatarUrl(bot),

@@ -7,18 +7,15 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
-import type { Realm } from '../realm/tables.ts';
-import type { User } from '../users/tables.ts';
 import { API_PREFIX, notFoundRoute } from '../http/router.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { isRefusedValue } from '../db/errors.ts';
-import { transact } from '../db/transact.ts';
 import { authenticateApiKey, parseBasicAuth } from '../auth/basic.ts';
 import { applyRateLimit } from '../auth/rate-limit-http.ts';
 import { subdomainFromHost } from '../realm/queries.ts';
-import { sendWithin } from '../messages/send.ts';
-import type { WebhookMessage, WebhookRequest } from './payload.ts';
-import { integrationNamed, type Integration } from './index.ts';
+import type { WebhookRequest } from './payload.ts';
+import { integrationNamed } from './index.ts';
+import { postWebhookMessages } from './actions.ts';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -29,23 +26,6 @@ function paramReader(req: FastifyRequest, form: URLSearchParams | undefined): (n
     if (Array.isArray(value)) return value[value.length - 1];
     return value ?? form?.get(name) ?? undefined;
   };
-}
-
-/** All of a request's messages, in one transaction: a refused one sends none. */
-async function post(svc: Services, realm: Realm, bot: User, integration: Integration, stream: string | undefined, messages: WebhookMessage[]): Promise<void> {
-  if (messages.length === 0) return;
-  const clientName = `Zulip${integration.displayName}Webhook`;
-  await transact(svc, async (tx, emit) => {
-    for (const m of messages) {
-      if (stream === undefined) {
-        // No channel: the bot tells its owner.
-        await sendWithin(svc, tx, emit, realm, bot, { type: 'private', to: JSON.stringify([bot.bot_owner_id ?? bot.id]), topic: undefined, content: m.content, clientName });
-      } else {
-        const to = /^\d+$/.test(stream) ? stream : JSON.stringify(stream);
-        await sendWithin(svc, tx, emit, realm, bot, { type: 'stream', to, topic: m.topic, content: m.content, clientName });
-      }
-    }
-  });
 }
 
 async function handle(svc: Services, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -72,7 +52,7 @@ async function handle(svc: Services, req: FastifyRequest, reply: FastifyReply): 
   };
   const userTopic = param('topic');
   const messages = integration.handle(request, { userTopic }).map((m) => ({ ...m, topic: userTopic ?? m.topic }));
-  await post(svc, realm, user, integration, param('stream'), messages);
+  await postWebhookMessages(svc, realm, user, integration, param('stream'), messages);
   return reply.send({ result: 'success', msg: '' });
 }
 

@@ -75,9 +75,9 @@ export function checkTopicAllowed(realm: Realm, channel: Channel, topic: string)
   if (policy === 'empty_topic_only' && topic !== '') throw badRequest('Only the general chat topic is allowed in this channel.');
 }
 
-/** Who may post in a channel (can_send_message_group), and reach it at all. */
-export function checkCanPost(viewer: ChannelViewer, channel: Channel): void {
-  if (channel.is_archived || !hasContentAccess(viewer, channel)) throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+/** Who may post in a channel (can_send_message_group), and reach it at all (`viaOwner`: a bot whose owner is subscribed). */
+export function checkCanPost(viewer: ChannelViewer, channel: Channel, viaOwner = false): void {
+  if (channel.is_archived || !(viaOwner || hasContentAccess(viewer, channel))) throw badRequest(`Not authorized to send to channel '${channel.name}'`);
   if (!holdsChannelPermission(viewer, channel, 'can_send_message_group')) throw badRequest('You do not have permission to post in this channel.');
 }
 
@@ -86,8 +86,16 @@ async function resolveChannel(tx: Tx, viewer: ChannelViewer, to: string | undefi
   const address = channelAddress(to);
   const channel = 'id' in address ? await getChannel(tx, viewer.realm.id, address.id) : await getChannelByName(tx, viewer.realm.id, address.name.trim());
   if (!channel) throw channelDoesNotExistError(address);
-  checkCanPost(viewer, channel);
+  checkCanPost(viewer, channel, await ownerSubscribed(tx, viewer, channel));
   return channel;
+}
+
+/** Bots may send to any channel their owner is subscribed to (the reference's access_stream_for_send_message). */
+async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel): Promise<boolean> {
+  const ownerId = viewer.user.is_bot ? viewer.user.bot_owner_id : null;
+  if (ownerId === null || hasContentAccess(viewer, channel)) return false;
+  const sub = await tx.selectFrom('subscriptions').select('user_id').where('user_id', '=', ownerId).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
+  return sub !== undefined;
 }
 
 async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {

@@ -51,7 +51,11 @@ export interface OutboundStreamResponse extends Omit<OutboundResponse, 'body'> {
 export interface OutboundPolicy {
   /** ALLOW_PRIVATE_URLS: reach loopback and private networks (development, tests). */
   allowPrivate: boolean;
+  /** Which addresses are refused; isPrivateAddress unless given (tests narrow it). */
+  isRefused?: (address: string) => boolean;
 }
+
+const refused = (policy: OutboundPolicy, address: string) => !policy.allowPrivate && (policy.isRefused ?? isPrivateAddress)(address);
 
 const DEFAULTS = { timeoutMs: 10_000, maxBytes: 1024 * 1024, maxRedirects: 5 };
 
@@ -109,7 +113,7 @@ function checkedLookup(policy: OutboundPolicy): LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { all: true, family: (options as dns.LookupOptions).family ?? 0 }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      const usable = addresses.filter((a) => policy.allowPrivate || !isPrivateAddress(a.address));
+      const usable = addresses.filter((a) => !refused(policy, a.address));
       if (usable.length === 0) {
         return callback(new OutboundError('refused_address', `${hostname} resolves to a private or disallowed address`), '', 0);
       }
@@ -129,7 +133,7 @@ function parseTarget(url: string, policy: OutboundPolicy): URL {
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new OutboundError('bad_url', `Unsupported URL scheme: ${target.protocol}`);
   // A literal address never goes through the resolver: checked here.
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !policy.allowPrivate && isPrivateAddress(host)) {
+  if (net.isIP(host) && refused(policy, host)) {
     throw new OutboundError('refused_address', `${host} is a private or disallowed address`);
   }
   return target;

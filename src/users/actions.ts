@@ -311,7 +311,8 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
   });
 }
 
-async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
+/** (De)activates an account with every announcement; no checks (for actions that made theirs). */
+export async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
   await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
   // Deactivated users leave every group (clients drop them; those who cannot see the user are

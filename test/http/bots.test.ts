@@ -233,3 +233,26 @@ test('bots may not manage bots, and register lists the integrations', async () =
     ['alertmanager', 'github', 'gitlab', 'grafana', 'slack_incoming'],
   );
 });
+
+test("a bot posts where its owner is subscribed, and nowhere else the owner cannot", async () => {
+  await member.post('/users/me/subscriptions', { subscriptions: [{ name: 'secret' }], invite_only: true });
+  const bot = await createBot(member, { full_name: 'Secret Bot', short_name: 'secret' });
+  const client = asBot(bot.user_id, 'secret-bot@confab.test', bot.api_key);
+  const sent = await client.post('/messages', { type: 'stream', to: 'secret', topic: 'x', content: 'in the owner’s channel' });
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  const stranger = await createBot(other, { full_name: 'Stranger Bot', short_name: 'stranger' });
+  const refused = await asBot(stranger.user_id, 'stranger-bot@confab.test', stranger.api_key).post('/messages', { type: 'stream', to: 'secret', topic: 'x', content: 'let me in' });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.msg, "Not authorized to send to channel 'secret'");
+});
+
+test("deactivating a user deactivates their bots", async () => {
+  const leaver = await server.createUser({ email: 'leaver@example.com', fullName: 'Lea Ver' });
+  const bot = await createBot(leaver, { full_name: 'Orphan Bot', short_name: 'orphan' });
+  const adminView = await registerViewer(server, admin);
+  assert.equal((await admin.delete(`/users/${leaver.id}`)).status, 200);
+  const row = await server.svc.db.selectFrom('users').select('is_active').where('id', '=', bot.user_id).executeTakeFirstOrThrow();
+  assert.equal(row.is_active, false);
+  assert.equal((await asBot(bot.user_id, 'orphan-bot@confab.test', bot.api_key).get('/users/me')).body.msg, 'Account is deactivated');
+  await expectStateInSync(server, adminView, 'admin after the owner left');
+});

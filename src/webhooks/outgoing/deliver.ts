@@ -6,6 +6,7 @@
 // owner gets a direct message from the bot. Other failures are told at once.
 
 import type { Services } from '../../services.ts';
+import type { Executor } from '../../db/schema.ts';
 import type { Emit, Tx } from '../../db/transact.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
@@ -38,17 +39,17 @@ interface Delivery {
 }
 
 /** What a delivery needs, or undefined when there is nothing left to do (bot gone, message deleted). */
-async function load(svc: Services, job: Job): Promise<Delivery | undefined> {
+async function load(db: Executor, job: Job): Promise<Delivery | undefined> {
   const { bot_id, message_id, trigger } = job.payload as OutgoingWebhookJob;
-  const realm = await svc.db.selectFrom('realms').selectAll().where('id', '=', job.realm_id!).executeTakeFirst();
+  const realm = await db.selectFrom('realms').selectAll().where('id', '=', job.realm_id!).executeTakeFirst();
   if (!realm || realm.deactivated) return undefined;
   const [bot, service, row] = await Promise.all([
-    getUser(svc.db, realm.id, bot_id),
-    botService(svc.db, bot_id),
-    svc.db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', message_id).executeTakeFirst(),
+    getUser(db, realm.id, bot_id),
+    botService(db, bot_id),
+    db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', message_id).executeTakeFirst(),
   ]);
   if (!bot?.is_active || !service || !row) return undefined;
-  const [message] = await formatMessages(svc.db, realm, [row], { viewer: bot, applyMarkdown: false, clientSvcavatar: false, allowEmptyTopicName: true });
+  const [message] = await formatMessages(db, realm, [row], { viewer: bot, applyMarkdown: false, clientSvcavatar: false, allowEmptyTopicName: true });
   return { realm, bot, service, row, message: { ...message, rendered_content: row.rendered_content }, trigger };
 }
 
@@ -127,7 +128,7 @@ async function handleResponse(svc: Services, d: Delivery, res: OutboundResponse)
 }
 
 async function run(svc: Services, job: Job): Promise<void> {
-  const d = await load(svc, job);
+  const d = await load(svc.db, job);
   if (!d) return;
   const request = buildRequest(svc, d);
   if (typeof request === 'string') return fail(svc, d, request, request);
@@ -166,7 +167,8 @@ export const outgoingWebhookJob: JobKind = {
   backoffMs: (attempt) => 10_000 * 2 ** (attempt - 1),
   run,
   async giveUp(svc, tx, emit, job, error) {
-    const d = await load(svc, job);
+    // In the transaction's own connection (PGlite has only one).
+    const d = await load(tx, job);
     if (!d) return;
     await reply(svc, tx, emit, d, 'Failure! Bot is unavailable');
     await notifyOwner(svc, tx, emit, d, error);
