@@ -3,6 +3,7 @@ import { Icon } from './Icon.tsx';
 // are in the page, whatever the length of the history), pages fetched as the
 // reader scrolls, messages marked read as they are seen, j/k/r keys.
 import { memo } from 'preact/compat';
+import { labelImages } from './rendered.ts';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { viewKind, type Narrow } from '../narrow.ts';
 import type { Message, Store } from '../state.ts';
@@ -279,7 +280,10 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
   const own = m.sender_id === me;
   const mentioned = m.flags.some((f) => f.includes('mentioned'));
   useLayoutEffect(() => {
-    if (content.current) showEmojiGlyphs(content.current);
+    if (content.current) {
+      showEmojiGlyphs(content.current);
+      labelImages(content.current);
+    }
   });
   const run = (fn: () => Promise<unknown>) => void fn().catch((e) => p.toast(e.message));
   const reactions = groupReactions(m);
