@@ -3,7 +3,7 @@
 // server) a temporary directory that lives as long as the process.
 
 import { mkdtempSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,11 @@ export function emojiPath(config: Pick<Config, 'uploadsDir' | 'dataDir'>, realmI
 }
 
 /** Writes the whole file under a temporary name first, so no reader ever sees half of it. */
+/** Removes a file no row refers to (a failed upload); a missing file is fine. */
+export async function removeEmojiFile(config: Pick<Config, 'uploadsDir' | 'dataDir'>, realmId: number, file: string): Promise<void> {
+  await rm(emojiPath(config, realmId, file), { force: true });
+}
+
 export async function writeEmojiFile(config: Pick<Config, 'uploadsDir' | 'dataDir'>, realmId: number, file: string, data: Buffer): Promise<void> {
   const path = emojiPath(config, realmId, file);
   await mkdir(dirname(path), { recursive: true });

@@ -11,7 +11,7 @@ import { NOTIFICATION_BOT, systemBot } from '../users/system-bots.ts';
 import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
-import { renderMarkdown } from '../rendering/index.ts';
+import { prerender, renderMarkdown } from '../rendering/index.ts';
 import type { RenderResult } from '../markdown/index.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { userSettings } from '../users/settings.ts';
@@ -195,6 +195,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
     if (req.topic === undefined) throw badRequest('Missing topic');
     topic = normalizeTopic(req.topic);
   }
+  const rendered = await prerender(svc, { realm, content, author: sender, onFailure: 'error' });
   return transact(svc, async (tx, emit) => {
     const viewer = await channelViewer(tx, realm, sender);
     let channel: Channel | undefined;
@@ -225,6 +226,7 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
       participants,
       recipientId,
       content,
+      rendered,
       client: req.clientName,
       readBy: readBySender ? [sender.id] : [],
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
@@ -263,6 +265,8 @@ interface Delivery {
   participants: User[];
   recipientId: number;
   content: string;
+  /** The content rendered before the transaction (messages users write); else rendered here. */
+  rendered?: () => RenderResult;
   client: string;
   /** Who has it read from the start. */
   readBy: number[];
@@ -278,7 +282,7 @@ interface Delivery {
 async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
-  const rendered = await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
+  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
   const recipientIds = new Set(d.participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
