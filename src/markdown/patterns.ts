@@ -174,8 +174,16 @@ export function findLinkifier(linkifier: Linkifier, data: string, from: number):
   if (!re) return null;
   const template = parsedTemplate(linkifier.url_template);
   if (!template) return null;
-  const m = re.matcher(data);
-  if (!m.find(from)) return null;
+  // One matcher per text: a text is searched again from each match's end.
+  let m = matchers.get(re);
+  if (m?.text !== data) matchers.set(re, (m = { text: data, matcher: re.matcher(data) }));
+  if (!m.matcher.find(from)) return null;
+  return linkifierMatch(re, m.matcher, template);
+}
+
+const matchers = new WeakMap<RE2JS, { text: string; matcher: ReturnType<RE2JS['matcher']> }>();
+
+function linkifierMatch(re: RE2JS, m: ReturnType<RE2JS['matcher']>, template: NonNullable<ReturnType<typeof parsedTemplate>>): LinkifierMatch {
   const values: Record<string, string> = {};
   for (const name of Object.keys(re.namedGroups())) {
     const v = m.group(name);
