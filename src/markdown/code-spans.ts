@@ -32,21 +32,39 @@ function runLength(data: string, at: number, code: number): number {
   return i - at;
 }
 
-/** Maximal backtick runs from `from` on, by length: their starts in order. */
-function indexRuns(data: string, from: number): Map<number, number[]> {
+// The maximal backtick runs of the last text searched, by length: their starts
+// in order. The inline engine searches one text again from each match's end.
+let indexed = '';
+let runsByLength = new Map<number, number[]>();
+
+function runs(data: string): Map<number, number[]> {
+  if (data === indexed) return runsByLength;
   const byLength = new Map<number, number[]>();
-  let i = data.indexOf('`', from);
+  let i = data.indexOf('`');
   while (i >= 0) {
     const len = runLength(data, i, BACKTICK);
-    // A run that begins before `from` is no closing candidate of its full length.
-    if (i > from || data.charCodeAt(i - 1) !== BACKTICK) {
-      let list = byLength.get(len);
-      if (!list) byLength.set(len, (list = []));
-      list.push(i);
-    }
+    let list = byLength.get(len);
+    if (!list) byLength.set(len, (list = []));
+    list.push(i);
     i = data.indexOf('`', i + len);
   }
+  indexed = data;
+  runsByLength = byLength;
   return byLength;
+}
+
+/** Start of the first maximal run of exactly `len` backticks that starts after `after`, or -1. */
+function firstRunAfter(data: string, len: number, after: number): number {
+  const list = runs(data).get(len);
+  if (!list) return -1;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < list.length ? list[lo]! : -1;
 }
 
 function match(data: string, index: number, end: number, escaped?: string, run?: string, code?: string): CodeSpanMatch {
@@ -55,17 +73,6 @@ function match(data: string, index: number, end: number, escaped?: string, run?:
 
 /** The first match at or after `from`, as the regex above would find it. */
 export function findCodeSpan(data: string, from: number): CodeSpanMatch | null {
-  let runs: Map<number, number[]> | null = null;
-  // Per run length, how far the search for a closing run has got (openings come in order).
-  const cursor = new Map<number, number>();
-  const firstRunAfter = (len: number, after: number): number => {
-    const list = runs!.get(len);
-    if (!list) return -1;
-    let i = cursor.get(len) ?? 0;
-    while (i < list.length && list[i]! <= after) i++;
-    cursor.set(len, i);
-    return i < list.length ? list[i]! : -1;
-  };
   for (let p = from; p < data.length; p++) {
     const c = data.charCodeAt(p);
     if (c !== BACKSLASH && c !== BACKTICK) {
@@ -82,10 +89,9 @@ export function findCodeSpan(data: string, from: number): CodeSpanMatch | null {
       continue;
     }
     const len = runLength(data, p, BACKTICK);
-    runs ??= indexRuns(data, from);
     // Longest opening first (the regex's greedy `+ backtracks), the nearest closing run of that length.
     for (let k = len; k >= 1; k--) {
-      const close = firstRunAfter(k, p + len - 1);
+      const close = firstRunAfter(data, k, p + len - 1);
       if (close >= 0) return match(data, p, close + k, undefined, '`'.repeat(k), data.slice(p + k, close));
     }
     // Later starts in this run open shorter runs with the same closings after them: they fail too.

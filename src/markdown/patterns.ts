@@ -257,8 +257,8 @@ export function buildPatterns(
       // Attempts before the span fail for lack of a closing run, which the span only removes;
       // but an escaped or partial run right before it could turn into a closing run, and a
       // backtick after escaped backslashes opens once they are a placeholder.
-      resumesAtPlaceholder: (before, after) => !'`\\'.includes(before) && after !== '`',
-      barrier: (data, start) => ('`\\'.includes(data[start - 1] ?? '') ? 0 : start),
+      resumesAtPlaceholder: (before, after) => before !== '`' && before !== '\\' && after !== '`',
+      barrier: (data, start) => (data[start - 1] === '`' || data[start - 1] === '\\' ? 0 : start),
       handle(m) {
         if (m[3]) {
           const code = new El('code');
