@@ -227,12 +227,20 @@ function texBarrier(data: string, start: number): number {
   return q < 0 ? 0 : Math.max(0, q - 1);
 }
 
-function simpleTag(name: string, re: RegExp, tag: string, group: number, barrier: InlinePattern['barrier']): InlinePattern {
+function simpleTag(
+  name: string,
+  re: RegExp,
+  tag: string,
+  group: number,
+  barrier: InlinePattern['barrier'],
+  resumesAtPlaceholder?: InlinePattern['resumesAtPlaceholder'],
+): InlinePattern {
   return {
     kind: 'old',
     name,
     re,
     barrier,
+    resumesAtPlaceholder,
     handle(m) {
       const el = new El(tag);
       el.text = m[group]!;
@@ -480,7 +488,8 @@ export function buildPatterns(
       },
     },
     // An earlier `**` on this line would have closed at this match: openings before it are on earlier lines.
-    simpleTag('strong', /(\*\*)([^\n]+?)\1/su, 'strong', 2, (_data, start) => Math.max(0, start - 2)),
+    // Unless a `*` just before it could open one that closes inside it: then from there.
+    simpleTag('strong', /(\*\*)([^\n]+?)\1/su, 'strong', 2, (_data, start) => Math.max(0, start - 2), (before) => before !== '*'),
     simpleTag('emphasis', /(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/su, 'em', 2, stopBarrier('*^\n', 0, 0)),
     simpleTag('del', /(?<!~)(~~)([^~\n]+?)(~~)(?!~)/su, 'del', 2, stopBarrier('~\n', 1, 2)),
     {
