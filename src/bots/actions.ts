@@ -84,7 +84,7 @@ export async function createBot(svc: Services, realm: Realm, actor: User, b: New
     await checkBotNameAvailable(tx, realm.id, fullName);
     const sending = await defaultChannel(tx, realm, actor, b.default_sending_stream);
     const register = await defaultChannel(tx, realm, actor, b.default_events_register_stream);
-    const inserted = await insertUser(tx, svc, realm, { email, fullName, password: null, role: ROLE.MEMBER, isBot: true, botType: b.bot_type, botOwnerId: actor.id }).catch(
+    const inserted = await insertUser(tx, svc, realm, { email, fullName, passwordHash: null, role: ROLE.MEMBER, isBot: true, botType: b.bot_type, botOwnerId: actor.id }).catch(
       (err: unknown) => {
         throw err instanceof ApiError ? badRequest('Username already in use') : err;
       },

@@ -10,7 +10,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest, mustBeAdmin } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
-import { renderHtml } from '../rendering/index.ts';
+import { prerenderHtml } from '../rendering/index.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 import { charLength, checkNoNullCharacter, firstUnprintable } from '../channels/validation.ts';
 import { formatFolder } from './format.ts';
@@ -52,6 +52,7 @@ export async function createFolder(svc: Services, realm: Realm, actor: User, p: 
   if (!isAdmin(actor)) throw mustBeAdmin();
   const name = checkName(p.name);
   const description = checkDescription(p.description);
+  const html = await prerenderHtml(svc, realm, [description]);
   return transact(svc, async (tx, emit) => {
     await checkUnique(tx, realm.id, name);
     const last = await tx
@@ -65,7 +66,7 @@ export async function createFolder(svc: Services, realm: Realm, actor: User, p: 
         realm_id: realm.id,
         name,
         description,
-        rendered_description: await renderHtml(svc, realm, description, tx),
+        rendered_description: html(description),
         creator_id: actor.id,
         date_created: new Date(),
         order: (last?.order ?? -1) + 1,
@@ -85,6 +86,7 @@ export async function updateFolder(
   p: { name?: string; description?: string; is_archived?: boolean },
 ): Promise<void> {
   if (!isAdmin(actor)) throw mustBeAdmin();
+  const html = await prerenderHtml(svc, realm, p.description === undefined ? [] : [() => checkDescription(p.description!)]);
   await transact(svc, async (tx, emit) => {
     const folder = await tx.selectFrom('channel_folders').selectAll().where('realm_id', '=', realm.id).where('id', '=', folderId).executeTakeFirst();
     if (!folder) throw badRequest('Invalid channel folder ID');
@@ -100,7 +102,7 @@ export async function updateFolder(
       const description = checkDescription(p.description);
       if (description !== folder.description) {
         changes.description = description;
-        changes.rendered_description = await renderHtml(svc, realm, description, tx);
+        changes.rendered_description = html(description);
       }
     }
     if (p.is_archived !== undefined && p.is_archived !== folder.is_archived) {

@@ -12,7 +12,7 @@ import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner 
 import { ROLE, isAdmin, isGuest, isOwner } from '../users/roles.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { renderHtml } from '../rendering/index.ts';
+import { prerenderHtml } from '../rendering/index.ts';
 import {
   dropIfAnonymous,
   expectationMismatch,
@@ -74,7 +74,7 @@ export interface ChannelSettings {
 
 /** Checks and inserts one channel; the caller emits `stream/create`. */
 async function insertChannel(
-  svc: Services,
+  html: (text: string) => string,
   tx: Tx,
   viewer: ChannelViewer,
   name: string,
@@ -118,7 +118,7 @@ async function insertChannel(
       realm_id: realm.id,
       name,
       description,
-      rendered_description: await renderHtml(svc, realm, description, tx),
+      rendered_description: html(description),
       date_created: new Date(),
       creator_id: user.id,
       invite_only: inviteOnly,
@@ -284,10 +284,24 @@ export interface SubscribeRequest extends ChannelSettings {
 
 /** POST /users/me/subscriptions: subscribes the caller or `principals`, creating channels that do not exist. */
 export async function subscribe(svc: Services, realm: Realm, actor: User, req: SubscribeRequest) {
-  return transact(svc, (tx, emit) => subscribeWithin(svc, tx, emit, realm, actor, req));
+  const html = await descriptionsHtml(svc, realm, req.subscriptions);
+  return transact(svc, (tx, emit) => subscribeWithin(svc, tx, emit, realm, actor, req, html));
 }
 
-async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, actor: User, req: SubscribeRequest) {
+/** The descriptions of the channels a request may create, rendered before its transaction. */
+function descriptionsHtml(svc: Services, realm: Realm, subscriptions: SubscribeRequest['subscriptions']) {
+  return prerenderHtml(svc, realm, subscriptions.map((s) => () => checkChannelDescription(s.description ?? '')));
+}
+
+async function subscribeWithin(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  actor: User,
+  req: SubscribeRequest,
+  html: (text: string) => string,
+) {
   const names = req.subscriptions.map((s) => ({
     name: checkChannelName(s.name),
     description: checkChannelDescription(s.description ?? ''),
@@ -304,7 +318,7 @@ async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, 
     if (channels.some((c) => c.name.toLowerCase() === name.toLowerCase())) continue;
     const existing = await getChannelByName(tx, realm.id, name);
     if (!existing) {
-      const channel = await insertChannel(svc, tx, viewer, name, description, req);
+      const channel = await insertChannel(html, tx, viewer, name, description, req);
       created.push(channel);
       channels.push(channel);
       if (color !== undefined) colors.set(channel.id, color);
@@ -360,10 +374,11 @@ export async function createChannel(
 ): Promise<Channel> {
   const name = checkChannelName(req.name);
   const description = checkChannelDescription(req.description);
+  const html = await prerenderHtml(svc, realm, [description]);
   return transact(svc, async (tx, emit) => {
     if (await getChannelByName(tx, realm.id, name)) throw badRequest(`Channel '${name}' already exists`);
     const viewer = await channelViewer(tx, realm, actor);
-    const channel = await insertChannel(svc, tx, viewer, name, description, req);
+    const channel = await insertChannel(html, tx, viewer, name, description, req);
     const users = await resolvePrincipals(tx, realm, req.subscribers);
     await emitChannelsCreated(tx, emit, realm, [channel]);
     if (req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
@@ -395,10 +410,11 @@ export async function unsubscribe(svc: Services, realm: Realm, actor: User, name
 /** The legacy PATCH /users/me/subscriptions: `add` then `delete`, all or nothing (as the reference). */
 export async function changeSubscriptions(svc: Services, realm: Realm, actor: User, add: SubscribeRequest['subscriptions'], remove: string[]) {
   if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+  const html = await descriptionsHtml(svc, realm, add);
   return transact(svc, async (tx, emit) => {
     const added =
       add.length > 0
-        ? await subscribeWithin(svc, tx, emit, realm, actor, { subscriptions: add, authorization_errors_fatal: true, announce: false })
+        ? await subscribeWithin(svc, tx, emit, realm, actor, { subscriptions: add, authorization_errors_fatal: true, announce: false }, html)
         : { subscribed: {}, already_subscribed: {} };
     const removed = remove.length > 0 ? await unsubscribeWithin(tx, emit, realm, actor, remove) : { removed: [], not_removed: [] };
     return { ...added, ...removed };
@@ -556,6 +572,7 @@ export function cannotAdminister(): ApiError {
  * permission).
  */
 export async function updateChannel(svc: Services, realm: Realm, actor: User, channelId: number, ch: ChannelChanges): Promise<void> {
+  const html = await prerenderHtml(svc, realm, ch.description === undefined ? [] : [() => checkChannelDescription(ch.description!)]);
   await transact(svc, async (tx, emit) => {
     const viewer = await channelViewer(tx, realm, actor);
     let channel = await accessChannel(tx, viewer, channelId);
@@ -593,7 +610,7 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
       const description = checkChannelDescription(ch.description);
       if (description !== channel.description) {
         const old = channel.description;
-        const rendered = await renderHtml(svc, realm, description, tx);
+        const rendered = html(description);
         channel = await setColumns(tx, channel, { description, rendered_description: rendered });
         await emitChannelUpdate(tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
         await tell(descriptionChangedNotice(actor, channel, old));
@@ -771,8 +788,10 @@ export async function createInitialChannels(
   channels: { name: string; description: string }[],
 ): Promise<Channel[]> {
   const viewer = await channelViewer(tx, realm, owner);
+  // Fixed onboarding texts, rendered once while the organization is created.
+  const html = await prerenderHtml(svc, realm, channels.map((c) => c.description));
   const created: Channel[] = [];
-  for (const c of channels) created.push(await insertChannel(svc, tx, viewer, c.name, c.description, { is_default_stream: true }));
+  for (const c of channels) created.push(await insertChannel(html, tx, viewer, c.name, c.description, { is_default_stream: true }));
   await emitChannelsCreated(tx, emit, realm, created);
   await emitDefaultChannels(tx, emit, realm);
   return created;

@@ -18,6 +18,7 @@ import { customEmojiByName, listCustomEmoji } from './queries.ts';
 import { emojiDict } from './format.ts';
 import { IMAGE_TYPES, inspectImage, stillImage } from './image.ts';
 import { emojiKey } from './format.ts';
+import { sql } from 'kysely';
 
 /** The reference server's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -64,23 +65,27 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   const { ext } = IMAGE_TYPES[image.format];
   const still = image.animated ? stillImage(file.data, image.format) : null;
 
+  // The files are written before the transaction (no slow work inside it), named by an id taken beforehand.
+  const { id } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('realm_emoji', 'id'))::integer as id`
+    .execute(svc.db)
+    .then((r) => r.rows[0]!);
+  // Served without credentials: a random part keeps other organizations from listing them by id.
+  const fileName = `${id}-${randomBytes(8).toString('hex')}.${ext}`;
+  const stillName = still ? `still/${fileName}` : null;
+  const written = stillName ? [fileName, stillName] : [fileName];
   try {
+    await svc.storage.put(emojiKey(realm.id, fileName), file.data);
+    if (still && stillName) await svc.storage.put(emojiKey(realm.id, stillName), still);
     await transact(svc, async (tx, emit) => {
-      const row = await tx
+      await tx
         .insertInto('realm_emoji')
-        .values({ realm_id: realm.id, name, author_id: actor.id, file_name: '', date_created: new Date() })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      // Served without credentials: a random part keeps other organizations from listing them by id.
-      const fileName = `${row.id}-${randomBytes(8).toString('hex')}.${ext}`;
-      const stillName = still ? `still/${fileName}` : null;
-      // Files first: a failed write rolls the row back; a failed commit leaves only an unreferenced file.
-      await svc.storage.put(emojiKey(realm.id, fileName), file.data);
-      if (still && stillName) await svc.storage.put(emojiKey(realm.id, stillName), still);
-      await tx.updateTable('realm_emoji').set({ file_name: fileName, still_file_name: stillName }).where('id', '=', row.id).execute();
+        .values({ id, realm_id: realm.id, name, author_id: actor.id, file_name: fileName, still_file_name: stillName, date_created: new Date() })
+        .execute();
       await notifyEmoji(tx, emit, realm);
     });
   } catch (err) {
+    // No row refers to the files.
+    await Promise.all(written.map((f) => svc.storage.delete(emojiKey(realm.id, f))));
     // Two uploads of one name at once: the second loses.
     if (isUniqueViolation(err)) throw badRequest(EXISTS);
     throw err;

@@ -12,7 +12,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest, mustBeAdmin } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
 import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/queries.ts';
-import { renderHtml } from '../rendering/index.ts';
+import { prerenderHtml } from '../rendering/index.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, hasFieldData, isRenderable, LIMITS } from './field-types.ts';
 import { countSummaryFields, getField, getValue, labelInUse, listFields, nextOrder } from './queries.ts';
 import { formatField } from './format.ts';
@@ -214,6 +214,7 @@ export async function applyProfileData(
   actor: User,
   target: User,
   entries: readonly ProfileDataEntry[],
+  html: (text: string) => string,
 ): Promise<void> {
   if (target.is_bot) throw badRequest('Bots cannot have custom profile field values');
   let audience: number[] | undefined;
@@ -240,7 +241,7 @@ export async function applyProfileData(
     }
     const value = await checkValue(tx, realm.id, field, entry.value);
     if (existing?.value === value) continue;
-    const rendered = isRenderable(field.field_type) ? await renderHtml(svc, realm, value, tx) : null;
+    const rendered = isRenderable(field.field_type) ? html(value) : null;
     await tx
       .insertInto('custom_profile_field_values')
       .values({ realm_id: realm.id, field_id: field.id, user_id: target.id, value, rendered_value: rendered })
@@ -255,15 +256,22 @@ function checkHuman(actor: User): void {
   if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
 }
 
+/** The text values of profile data, rendered before the caller's transaction (for applyProfileData). */
+export function renderProfileTexts(svc: Services, realm: Realm, entries: readonly ProfileDataEntry[] | undefined) {
+  return prerenderHtml(svc, realm, (entries ?? []).flatMap((e) => (typeof e.value === 'string' ? [e.value] : [])));
+}
+
 /** PATCH /users/me/profile_data. */
 export async function updateOwnProfileData(svc: Services, realm: Realm, actor: User, entries: ProfileDataEntry[]): Promise<void> {
   checkHuman(actor);
-  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries));
+  const html = await renderProfileTexts(svc, realm, entries);
+  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries, html));
 }
 
 /** DELETE /users/me/profile_data: `fieldIds` whose values to remove (absent values are fine). */
 export async function removeOwnProfileData(svc: Services, realm: Realm, actor: User, fieldIds: number[]): Promise<void> {
   checkHuman(actor);
   const entries = fieldIds.map((id) => ({ id, value: null }));
-  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries));
+  const html = await renderProfileTexts(svc, realm, entries);
+  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries, html));
 }

@@ -18,7 +18,7 @@ import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAd
 import { isAdmin, isModerator, isOwner, ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
-import { announceNewUser, insertUser } from '../users/actions.ts';
+import { announceNewUser, insertUser, passwordHashOf } from '../users/actions.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { canAddSubscribers, channelViewer, hasMetadataAccess } from '../channels/access.ts';
 import { defaultChannelIds, getChannel, listChannels } from '../channels/queries.ts';
@@ -353,6 +353,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
   if (realm.deactivated) throw new ApiError('REALM_DEACTIVATED', 'This organization has been deactivated');
   const fullName = checkFullName(a.full_name);
   checkPasswordStrength(a.password);
+  const passwordHash = await passwordHashOf(svc, a.password);
   return transact(svc, async (tx, emit) => {
     const inv = await invitationByToken(tx, a.key.trim());
     if (!inv || inv.realm_id !== realm.id) throw badRequest('Invalid invitation link.');
@@ -373,7 +374,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     }
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
 
-    const user = await insertUser(tx, svc, realm, { email, fullName, password: a.password, role: inv.invited_as as Role });
+    const user = await insertUser(tx, svc, realm, { email, fullName, passwordHash, role: inv.invited_as as Role });
     // Memberships first: the creation announcement then includes the invitation's groups.
     const groupIds = await invitationGroupIds(tx, inv.id);
     if (groupIds.length > 0) {

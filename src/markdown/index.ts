@@ -29,7 +29,7 @@ import { escapeHtml } from './util.ts';
 
 export type * from './types.ts';
 export { MarkdownRenderError, type MarkdownRenderErrorReason } from './errors.ts';
-export { RenderPool, type RenderPoolOptions } from './pool.ts';
+export { RenderPool, type RenderHold, type RenderPoolOptions } from './pool.ts';
 export { topicLinks, type TopicLink } from './topic-links.ts';
 
 export interface RenderOptions {
@@ -37,6 +37,8 @@ export interface RenderOptions {
   fallback?: boolean;
   /** Pool to render in; default: the shared pool (see defaultRenderPool()). */
   pool?: RenderPool;
+  /** Whose render (e.g. the author): the pool lets keys take turns. */
+  key?: string;
 }
 
 /** Finds what a message refers to, without rendering it. */
@@ -96,7 +98,7 @@ export async function closeDefaultRenderPool(): Promise<void> {
 export async function render(content: string, context: RenderContext, options: RenderOptions = {}): Promise<RenderResult> {
   const pool = options.pool ?? defaultRenderPool();
   try {
-    return await pool.render(content, context);
+    return await pool.render(content, context, options.key);
   } catch (err) {
     if (options.fallback && err instanceof MarkdownRenderError && err.reason !== 'closed') return plainTextResult(content);
     throw err;

@@ -14,7 +14,7 @@ export type InlineNode = El | string;
  * old-style ones see only the text from the current start and replace their
  * whole match. Returning null means "no match here, keep looking after it".
  */
-export type InlinePattern =
+export type InlinePattern = (
   | {
       kind: 'new';
       name: string;
@@ -26,9 +26,46 @@ export type InlinePattern =
       name: string;
       re: RegExp; // without g
       handle(m: RegExpExecArray): InlineNode | null;
-    };
+    }
+) & {
+  /**
+   * After a match at `start` was replaced by a placeholder, a position at or
+   * before `start` such that every attempt of this pattern (regex and handler)
+   * that begins before it reads only text before `start`: those attempts end as
+   * they did before the replacement, so the search resumes there instead of at
+   * 0 (see "Linear time" in README.md). Without it the search restarts at 0, as
+   * Python-Markdown does.
+   */
+  barrier?(data: string, start: number): number;
+  /**
+   * True when, after a match, the search may go on right after it in the
+   * unchanged text: Python's restart would resume at the placeholder (nothing
+   * before it can match anew), the placeholder's characters cannot begin a
+   * match the handler accepts, and no lookaround reads across it. A function
+   * decides per match from the characters around it. Such a pattern runs in
+   * one pass; the text is rebuilt once.
+   */
+  resumesAtPlaceholder?: boolean | ((charBefore: string, charAfter: string) => boolean);
+};
+
+/** Where a rejected match was found and where the search went on after it. */
+interface Rejected {
+  at: number;
+  resume: number;
+}
 
 const PREFIX = `${STX}klzzwxh:`;
+
+// Old-style patterns are written without the g flag; searching from an offset needs it.
+const globalVersions = new WeakMap<RegExp, RegExp>();
+function globalVersion(re: RegExp): RegExp {
+  let g = globalVersions.get(re);
+  if (!g) {
+    g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g');
+    globalVersions.set(re, g);
+  }
+  return g;
+}
 const PLACEHOLDER_RE = new RegExp(`${STX}klzzwxh:([0-9]+)${ETX}`, 'g');
 
 export class InlineProcessor {
@@ -59,56 +96,116 @@ export class InlineProcessor {
   handleInline(data: Text, patternIndex = 0): Text {
     if (data instanceof Atomic) return data;
     let text = data;
-    let start = 0;
     while (patternIndex < this.patterns.length) {
-      const [next, matched, nextStart] = this.applyPattern(this.patterns[patternIndex]!, text, patternIndex, start);
-      text = next;
-      start = nextStart;
-      if (!matched) patternIndex++;
+      const pattern = this.patterns[patternIndex]!;
+      const through = pattern.resumesAtPlaceholder ? this.applyThrough(pattern, text, patternIndex) : null;
+      text = through ? through.data : this.applyRestarting(pattern, text, patternIndex);
+      if (through?.stopped) text = this.applyRestarting(pattern, text, patternIndex);
+      patternIndex++;
     }
     return text;
   }
 
-  private applyPattern(
+  /**
+   * All matches of a pattern that resumes at its placeholder, in one pass
+   * over the text, which is rebuilt once at the end. Stops before a match
+   * after which the pattern would not resume there (then the caller goes on
+   * restarting, from the text so far).
+   */
+  private applyThrough(pattern: InlinePattern, data: string, patternIndex: number): { data: string; stopped: boolean } {
+    const parts: string[] = [];
+    let last = 0;
+    let base = 0;
+    let from = 0;
+    for (;;) {
+      const found = this.find(pattern, data, base, from, null);
+      if (found === null) break;
+      if ('resume' in found) {
+        base = from = found.resume;
+        continue;
+      }
+      const { start, end } = found;
+      // What precedes the match in the current text: a placeholder's end if one was just put there.
+      const before = start > last ? data[start - 1]! : parts.length ? ETX : '';
+      const resumes = pattern.resumesAtPlaceholder;
+      if (typeof resumes === 'function' && !resumes(before, data[end] ?? '')) {
+        return { data: parts.length ? parts.join('') + data.slice(last) : data, stopped: true };
+      }
+      parts.push(data.slice(last, start), this.placeholderFor(found.node, patternIndex));
+      last = from = end;
+      base = 0;
+    }
+    return { data: parts.length ? parts.join('') + data.slice(last) : data, stopped: false };
+  }
+
+  /** Python-Markdown's loop: after each replacement the search starts again (from the barrier). */
+  private applyRestarting(pattern: InlinePattern, data: string, patternIndex: number): string {
+    // Old-style patterns see the text from `base` on (Python's data[startIndex:]); `from` >= base is where to look.
+    let base = 0;
+    let from = 0;
+    const rejected: Rejected[] = [];
+    for (;;) {
+      const found = this.find(pattern, data, base, from, rejected);
+      if (found === null) return data;
+      if ('resume' in found) {
+        // An old-style rejection: Python goes on from the match's end.
+        base = from = found.resume;
+        continue;
+      }
+      const { start, end } = found;
+      data = data.slice(0, start) + this.placeholderFor(found.node, patternIndex) + data.slice(end);
+      // Python restarts at 0; attempts before the barrier would end as they did.
+      const barrier = pattern.barrier ? Math.min(pattern.barrier(data, start), start) : 0;
+      while (rejected.length && rejected[rejected.length - 1]!.at >= barrier) rejected.pop();
+      base = rejected.length ? rejected[rejected.length - 1]!.resume : 0;
+      from = Math.max(base, barrier);
+    }
+  }
+
+  /** The next match the handler accepts, an old-style rejection, or null. */
+  private find(
     pattern: InlinePattern,
     data: string,
-    patternIndex: number,
-    startIndex: number,
-  ): [string, boolean, number] {
-    let node: InlineNode;
-    let start: number;
-    let end: number;
+    base: number,
+    from: number,
+    rejected: Rejected[] | null,
+  ): { node: InlineNode; start: number; end: number } | { resume: number } | null {
     if (pattern.kind === 'new') {
       // Like Python's finditer: the first match whose handler accepts it wins.
-      pattern.re.lastIndex = startIndex;
+      pattern.re.lastIndex = from;
       for (;;) {
         const m = pattern.re.exec(data);
-        if (!m) return [data, false, 0];
+        if (!m) return null;
         if (m[0].length === 0) pattern.re.lastIndex++;
         const r = pattern.handle(m, data);
-        if (r) {
-          ({ node, start, end } = r);
-          break;
-        }
+        if (r) return r;
+        rejected?.push({ at: m.index, resume: pattern.re.lastIndex });
       }
-    } else {
-      const rest = data.slice(startIndex);
-      const m = pattern.re.exec(rest);
-      if (!m) return [data, false, 0];
-      const r = pattern.handle(m);
-      if (r === null) return [data, true, startIndex + m.index + m[0].length];
-      node = r;
-      start = startIndex + m.index;
-      end = start + m[0].length;
     }
+    const rest = base ? data.slice(base) : data;
+    const re = globalVersion(pattern.re);
+    re.lastIndex = from - base;
+    const m = re.exec(rest);
+    if (!m) return null;
+    const node = pattern.handle(m);
+    const start = base + m.index;
+    const end = start + m[0].length;
+    if (node === null) {
+      rejected?.push({ at: start, resume: end });
+      return { resume: end };
+    }
+    return { node, start, end };
+  }
+
+  /** Processes a new node's own text and tails with the later patterns, then stashes it. */
+  private placeholderFor(node: InlineNode, patternIndex: number): string {
     if (typeof node !== 'string' && !(node.text instanceof Atomic)) {
       for (const child of [node, ...node.children]) {
         if (child.text) child.text = this.handleInline(child.text, patternIndex + 1);
         if (child.tail) child.tail = this.handleInline(child.tail, patternIndex);
       }
     }
-    const ph = this.stash(node);
-    return [data.slice(0, start) + ph + data.slice(end), true, 0];
+    return this.stash(node);
   }
 
   private processElementText(node: El, subnode: El, isText: boolean): void {

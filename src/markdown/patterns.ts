@@ -6,6 +6,7 @@ import { RE2JS } from 're2js';
 import { Atomic, El } from './tree.ts';
 import type { InlinePattern, InlineProcessor } from './inline.ts';
 import { HtmlStash } from './stash.ts';
+import { codeSpanMatcher } from './code-spans.ts';
 import { codeEscape, ETX, pyStrip, STX, WORD } from './util.ts';
 import { relativeToServer, sanitizeUrl, webLinkRegex } from './links.ts';
 import { renderTex } from './math.ts';
@@ -108,6 +109,7 @@ export function urlToA(ctx: RenderContext, url: string, text?: string | Atomic):
 
 const W = WORD;
 const EMOTICON_TERMINALS = `,.;?!()\\[\\] "'\\n\\t`;
+const EMOTICON_MAX = Math.max(...Object.keys(EMOTICON_CONVERSIONS).map((e) => e.length));
 const emoticonAlternatives = Object.keys(EMOTICON_CONVERSIONS)
   .map((e) => `(${e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`)
   .join('|');
@@ -138,6 +140,22 @@ function compileLinkifier(source: string): RE2JS | null {
   return compiled;
 }
 
+const templateCache = new Map<string, ReturnType<typeof parseTemplate> | null>();
+
+function parsedTemplate(source: string): ReturnType<typeof parseTemplate> | null {
+  let template = templateCache.get(source);
+  if (template === undefined) {
+    try {
+      template = parseTemplate(source);
+    } catch {
+      template = null;
+    }
+    if (templateCache.size > 1000) templateCache.clear();
+    templateCache.set(source, template);
+  }
+  return template;
+}
+
 /** A linkifier match: the span of the linked text, its text and the template expansion. */
 export interface LinkifierMatch {
   start: number;
@@ -154,14 +172,18 @@ export interface LinkifierMatch {
 export function findLinkifier(linkifier: Linkifier, data: string, from: number): LinkifierMatch | null {
   const re = compileLinkifier(linkifier.pattern);
   if (!re) return null;
-  let template;
-  try {
-    template = parseTemplate(linkifier.url_template);
-  } catch {
-    return null;
-  }
-  const m = re.matcher(data);
-  if (!m.find(from)) return null;
+  const template = parsedTemplate(linkifier.url_template);
+  if (!template) return null;
+  // One matcher per text: a text is searched again from each match's end.
+  let m = matchers.get(re);
+  if (m?.text !== data) matchers.set(re, (m = { text: data, matcher: re.matcher(data) }));
+  if (!m.matcher.find(from)) return null;
+  return linkifierMatch(re, m.matcher, template);
+}
+
+const matchers = new WeakMap<RE2JS, { text: string; matcher: ReturnType<RE2JS['matcher']> }>();
+
+function linkifierMatch(re: RE2JS, m: ReturnType<RE2JS['matcher']>, template: NonNullable<ReturnType<typeof parsedTemplate>>): LinkifierMatch {
   const values: Record<string, string> = {};
   for (const name of Object.keys(re.namedGroups())) {
     const v = m.group(name);
@@ -177,11 +199,48 @@ export function findLinkifier(linkifier: Linkifier, data: string, from: number):
   };
 }
 
-function simpleTag(name: string, re: RegExp, tag: string, group: number): InlinePattern {
+// Barriers (see InlinePattern.barrier and README "Linear time").
+
+/** Last index <= `at` of any of `chars` (-1 if none). */
+function lastOf(data: string, chars: string, at: number): number {
+  let q = -1;
+  for (const c of chars) q = Math.max(q, data.lastIndexOf(c, at));
+  return q;
+}
+
+/**
+ * For patterns whose body cannot run past a "stop" character: an attempt that
+ * opens `open` characters before the last stop (at least `after` characters
+ * before `start`) ends by that stop.
+ */
+function stopBarrier(stops: string, open: number, after: number) {
+  return (data: string, start: number) => {
+    const q = lastOf(data, stops, start - 1 - after);
+    return q < 0 ? 0 : Math.max(0, q - open);
+  };
+}
+
+/** `$` ends a formula's body unless escaped; a newline always does. */
+function texBarrier(data: string, start: number): number {
+  let q = lastOf(data, '\n$', start - 3);
+  while (q > 0 && data[q] === '$' && data[q - 1] === '\\') q = lastOf(data, '\n$', q - 1);
+  return q < 0 ? 0 : Math.max(0, q - 1);
+}
+
+function simpleTag(
+  name: string,
+  re: RegExp,
+  tag: string,
+  group: number,
+  barrier: InlinePattern['barrier'],
+  resumesAtPlaceholder?: InlinePattern['resumesAtPlaceholder'],
+): InlinePattern {
   return {
     kind: 'old',
     name,
     re,
+    barrier,
+    resumesAtPlaceholder,
     handle(m) {
       const el = new El(tag);
       el.text = m[group]!;
@@ -202,7 +261,12 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'backtick',
-      re: /(?:(?<!\\)((?:\\{2})+)(?=`+)|(?<!\\)(`+)(.+?)(?<!`)\2(?!`))/gsu,
+      re: codeSpanMatcher(),
+      // Attempts before the span fail for lack of a closing run, which the span only removes;
+      // but an escaped or partial run right before it could turn into a closing run, and a
+      // backtick after escaped backslashes opens once they are a placeholder.
+      resumesAtPlaceholder: (before, after) => before !== '`' && before !== '\\' && after !== '`',
+      barrier: (data, start) => (data[start - 1] === '`' || data[start - 1] === '\\' ? 0 : start),
       handle(m) {
         if (m[3]) {
           const code = new El('code');
@@ -216,6 +280,7 @@ export function buildPatterns(
       kind: 'old',
       name: 'strong_em',
       re: /(\*\*\*)(?!\s+)([^*^\n]+)(?<!\s)\*\*\*/su,
+      barrier: stopBarrier('*^\n', 2, 2),
       handle(m) {
         const strong = new El('strong');
         strong.sub('em').text = m[2]!;
@@ -226,6 +291,8 @@ export function buildPatterns(
       kind: 'new',
       name: 'usermention',
       re: new RegExp(USER_MENTION.source, 'gsu'),
+      // An earlier `@**` whose name ran into this match would have ended as a match at this `**`.
+      resumesAtPlaceholder: true,
       handle(m) {
         let name = m.groups!.match!;
         let silent = m.groups!.silent === '_';
@@ -265,6 +332,7 @@ export function buildPatterns(
     {
       kind: 'old',
       name: 'tex',
+      barrier: texBarrier,
       re: new RegExp(`(?<!${W})(?<!\\$)\\$\\$(?<body>[^\\n_$](?:\\\\\\$|[^$\\n])*)\\$\\$(?!\\$)(?!${W})`, 'su'),
       handle(m) {
         const body = m.groups!.body!;
@@ -278,6 +346,7 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'stream_topic_message',
+      barrier: stopBarrier('*', 2, 1),
       re: new RegExp(STREAM_TOPIC_MESSAGE_LINK.source, 'gsu'),
       handle(m) {
         const { stream_name: channel, topic_name: topic, message_id: id } = m.groups!;
@@ -292,6 +361,7 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'topic',
+      barrier: stopBarrier('*', 2, 1),
       re: new RegExp(STREAM_TOPIC_LINK.source, 'gsu'),
       handle(m) {
         const { stream_name: channel, topic_name: topic } = m.groups!;
@@ -313,6 +383,7 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'stream',
+      resumesAtPlaceholder: true,
       re: new RegExp(STREAM_LINK.source, 'gsu'),
       handle(m) {
         const channel = m.groups!.stream_name!;
@@ -327,6 +398,8 @@ export function buildPatterns(
     {
       kind: 'old',
       name: 'timestamp',
+      // Never rejects, and any earlier `<time:` would have closed at this match's `>`: there is none.
+      resumesAtPlaceholder: true,
       re: /<time:(?<time>[^>]*?)>/su,
       handle(m) {
         const input = m.groups!.time!;
@@ -344,6 +417,7 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'usergroupmention',
+      resumesAtPlaceholder: true,
       re: new RegExp(GROUP_MENTION.source, 'gsu'),
       handle(m) {
         const group = lookup.group(m.groups!.match!);
@@ -380,6 +454,8 @@ export function buildPatterns(
       kind: 'old',
       name: 'autolink',
       re: webLinkRegex(),
+      // Links hold no whitespace, and the lookahead stops at it.
+      barrier: (data, start) => Math.max(0, lastOf(data, ' \n\t', start - 1)),
       handle(m) {
         return urlToA(ctx, m.groups!.url!);
       },
@@ -390,6 +466,8 @@ export function buildPatterns(
         name: `linkifier/${linkifier.id}`,
         // A stateful adapter with RegExp's exec/lastIndex shape over an RE2 matcher.
         re: linkifierAdapter(linkifier),
+        // See README "Linear time": exact unless a pattern matches the placeholder's control characters.
+        resumesAtPlaceholder: true,
         handle(m) {
           const found = (m as unknown as { linkifier: LinkifierMatch }).linkifier;
           // An empty match would be replaced forever.
@@ -403,17 +481,21 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'entity',
+      resumesAtPlaceholder: true,
       re: /(&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z0-9]+);)/gsu,
       handle(m) {
         return { node: stash.store(m[1]!), start: m.index, end: m.index + m[0].length };
       },
     },
-    simpleTag('strong', /(\*\*)([^\n]+?)\1/su, 'strong', 2),
-    simpleTag('emphasis', /(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/su, 'em', 2),
-    simpleTag('del', /(?<!~)(~~)([^~\n]+?)(~~)(?!~)/su, 'del', 2),
+    // An earlier `**` on this line would have closed at this match: openings before it are on earlier lines.
+    // Unless a `*` just before it could open one that closes inside it: then from there.
+    simpleTag('strong', /(\*\*)([^\n]+?)\1/su, 'strong', 2, (_data, start) => Math.max(0, start - 2), (before) => before !== '*'),
+    simpleTag('emphasis', /(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/su, 'em', 2, stopBarrier('*^\n', 0, 0)),
+    simpleTag('del', /(?<!~)(~~)([^~\n]+?)(~~)(?!~)/su, 'del', 2, stopBarrier('~\n', 1, 2)),
     {
       kind: 'new',
       name: 'not_strong',
+      barrier: (_data, start) => Math.max(0, start - 4),
       re: /((^|(?<=\s))(\*{1,3}|_{1,3})(?=\s|$))/gsu,
       handle(m) {
         return { node: m[1]!, start: m.index, end: m.index + m[0].length };
@@ -422,6 +504,7 @@ export function buildPatterns(
     {
       kind: 'old',
       name: 'emoji',
+      resumesAtPlaceholder: true,
       re: new RegExp(`(?<syntax>:[\\p{L}\\p{N}_\\-+]+:)`, 'su'),
       handle(m) {
         const syntax = m.groups!.syntax!;
@@ -433,20 +516,22 @@ export function buildPatterns(
         return code ? makeEmoji(code, syntax) : syntax;
       },
     },
-    {
+    // Without the setting every match is rejected, which changes nothing.
+    ...(!ctx.translate_emoticons ? [] : [{
       kind: 'old',
       name: 'translate_emoticons',
       re: new RegExp(`(?<![^${EMOTICON_TERMINALS}])(?<emoticon>${emoticonAlternatives})(?![^${EMOTICON_TERMINALS}])`, 'su'),
       handle(m) {
-        if (!ctx.translate_emoticons) return null;
         const translated = EMOTICON_CONVERSIONS[m.groups!.emoticon!]!;
         const code = emojiCodeForName(translated.slice(1, -1));
         return code ? makeEmoji(code, translated) : null;
       },
-    },
+      barrier: (_data: string, start: number) => Math.max(0, start - EMOTICON_MAX - 2),
+    } satisfies InlinePattern]),
     {
       kind: 'new',
       name: 'nl2br',
+      resumesAtPlaceholder: true,
       re: /\n/g,
       handle(m) {
         return { node: new El('br'), start: m.index, end: m.index + 1 };
@@ -455,6 +540,7 @@ export function buildPatterns(
     {
       kind: 'new',
       name: 'unicodeemoji',
+      resumesAtPlaceholder: true,
       re: POSSIBLE_EMOJI,
       handle(m) {
         const syntax = m.groups!.syntax!;

@@ -1,6 +1,9 @@
 // Renders in a small pool of worker threads so no message can block the
 // server's event loop. Each render has a deadline; a worker that overruns is
 // terminated and replaced. Idle workers do not keep the process alive.
+// Renders are queued per key (the author): keys take turns, and one key has at
+// most size - 1 renders running, so one user's renders never occupy every
+// worker and another user waits for at most one render.
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -21,6 +24,7 @@ export interface RenderPoolOptions {
 }
 
 interface Job {
+  key: string;
   content: string;
   context: RenderContext;
   resolve(result: RenderResult): void;
@@ -30,7 +34,21 @@ interface Job {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  job: (Job & { id: number; timer: NodeJS.Timeout }) | null;
+  job: (Job & { id: number; timer: NodeJS.Timeout | null }) | null;
+}
+
+/** A test's hold on renders (see RenderPool.hold). */
+export interface RenderHold {
+  /** Resolves when a matching render has taken a worker. */
+  reached: Promise<void>;
+  /** Lets every held render run, and renders that match later run at once. */
+  release(): void;
+}
+
+interface Hold {
+  matches(content: string): boolean;
+  held: (() => void)[];
+  reached(): void;
 }
 
 const WORKER_URL = new URL('./worker.ts', import.meta.url);
@@ -58,7 +76,13 @@ export class RenderPool {
   private size: number;
   private maxHeapMb: number;
   private slots: Slot[] = [];
-  private queue: Job[] = [];
+  /** Waiting renders by key, keys in order of arrival. */
+  private waiting = new Map<string, Job[]>();
+  private running = new Map<string, number>();
+  /** When each busy key last had a turn: the key whose turn is longest ago goes next. */
+  private lastTurn = new Map<string, number>();
+  private turns = 0;
+  private holds: Hold[] = [];
   private nextId = 1;
   private closed = false;
 
@@ -70,7 +94,8 @@ export class RenderPool {
     this.maxHeapMb = options.maxHeapMb ?? 256;
   }
 
-  render(content: string, context: RenderContext): Promise<RenderResult> {
+  /** `key`: whose render (the author); renders of one key wait behind each other. */
+  render(content: string, context: RenderContext, key = ''): Promise<RenderResult> {
     if (this.closed) return Promise.reject(new MarkdownRenderError('closed', 'The Markdown renderer is closed'));
     if (content.length > this.maxInputLength) {
       return Promise.reject(
@@ -78,20 +103,42 @@ export class RenderPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ content, context, resolve, reject });
-      while (this.slots.length < this.size && this.slots.length < this.queue.length + this.busyCount()) this.spawn();
+      const jobs = this.waiting.get(key);
+      if (jobs) jobs.push({ key, content, context, resolve, reject });
+      else this.waiting.set(key, [{ key, content, context, resolve, reject }]);
+      while (this.slots.length < this.size && this.slots.length < this.waitingCount() + this.busyCount()) this.spawn();
       this.dispatch();
     });
+  }
+
+  /**
+   * For tests: renders whose content matches take a worker but do not start
+   * until released, standing in for a slow render.
+   */
+  hold(matches: (content: string) => boolean): RenderHold {
+    let reached!: () => void;
+    const promise = new Promise<void>((r) => (reached = r));
+    const hold: Hold = { matches, held: [], reached };
+    this.holds.push(hold);
+    return {
+      reached: promise,
+      release: () => {
+        this.holds = this.holds.filter((h) => h !== hold);
+        for (const start of hold.held.splice(0)) start();
+      },
+    };
   }
 
   /** Stops all workers; pending renders fail with reason "closed". */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new MarkdownRenderError('closed', 'The Markdown renderer is closed'));
+    const waiting = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    for (const job of waiting) job.reject(new MarkdownRenderError('closed', 'The Markdown renderer is closed'));
     const slots = this.slots.splice(0);
     for (const slot of slots) {
       if (slot.job) {
-        clearTimeout(slot.job.timer);
+        if (slot.job.timer) clearTimeout(slot.job.timer);
         slot.job.reject(new MarkdownRenderError('closed', 'The Markdown renderer is closed'));
         slot.job = null;
       }
@@ -101,6 +148,44 @@ export class RenderPool {
 
   private busyCount(): number {
     return this.slots.filter((s) => s.job).length;
+  }
+
+  private waitingCount(): number {
+    let n = 0;
+    for (const jobs of this.waiting.values()) n += jobs.length;
+    return n;
+  }
+
+  /** The first render of the key whose turn is longest ago, none beyond its share of workers. */
+  private nextJob(): Job | undefined {
+    const share = Math.max(1, this.size - 1);
+    let best: string | undefined;
+    for (const key of this.waiting.keys()) {
+      if ((this.running.get(key) ?? 0) >= share) continue;
+      if (best === undefined || (this.lastTurn.get(key) ?? -1) < (this.lastTurn.get(best) ?? -1)) best = key;
+    }
+    if (best === undefined) return undefined;
+    const jobs = this.waiting.get(best)!;
+    const job = jobs.shift()!;
+    if (!jobs.length) this.waiting.delete(best);
+    this.running.set(best, (this.running.get(best) ?? 0) + 1);
+    this.lastTurn.set(best, ++this.turns);
+    return job;
+  }
+
+  /** Ends a slot's job (whatever the outcome): its key may run another. */
+  private finish(slot: Slot): Slot['job'] {
+    const job = slot.job;
+    if (!job) return null;
+    if (job.timer) clearTimeout(job.timer);
+    slot.job = null;
+    const n = (this.running.get(job.key) ?? 1) - 1;
+    if (n > 0) this.running.set(job.key, n);
+    else {
+      this.running.delete(job.key);
+      if (!this.waiting.has(job.key)) this.lastTurn.delete(job.key);
+    }
+    return job;
   }
 
   private spawn(): Slot {
@@ -115,10 +200,8 @@ export class RenderPool {
         this.dispatch();
         return;
       }
-      const job = slot.job;
-      if (!job || job.id !== msg.id) return;
-      clearTimeout(job.timer);
-      slot.job = null;
+      if (!slot.job || slot.job.id !== msg.id) return;
+      const job = this.finish(slot)!;
       if (msg.error !== undefined) {
         const reason = msg.reason ?? 'failed';
         job.reject(new MarkdownRenderError(reason, reason === 'failed' ? `Markdown rendering failed: ${msg.error}` : msg.error));
@@ -143,29 +226,33 @@ export class RenderPool {
   private replace(slot: Slot, error: MarkdownRenderError): void {
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
-    if (slot.job) {
-      clearTimeout(slot.job.timer);
-      slot.job.reject(error);
-      slot.job = null;
-    }
+    this.finish(slot)?.reject(error);
     void slot.worker.terminate();
-    if (!this.closed && this.queue.length) this.spawn();
+    if (!this.closed && this.waitingCount()) this.spawn();
     this.dispatch();
   }
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.ready && !slot.job && this.queue.length) {
-        const job = this.queue.shift()!;
-        const id = this.nextId++;
-        const timer = setTimeout(() => {
-          this.replace(
-            slot,
-            new MarkdownRenderError('timeout', `Rendering took longer than ${this.timeoutMs} ms and was stopped`),
-          );
-        }, this.timeoutMs);
-        slot.job = { ...job, id, timer };
-        slot.worker.postMessage({ id, content: job.content, context: job.context });
+      const job = slot.ready && !slot.job ? this.nextJob() : undefined;
+      if (job) {
+        const running: NonNullable<Slot['job']> = { ...job, id: this.nextId++, timer: null };
+        slot.job = running;
+        const start = () => {
+          if (slot.job !== running) return;
+          running.timer = setTimeout(() => {
+            this.replace(
+              slot,
+              new MarkdownRenderError('timeout', `Rendering took longer than ${this.timeoutMs} ms and was stopped`),
+            );
+          }, this.timeoutMs);
+          slot.worker.postMessage({ id: running.id, content: job.content, context: job.context });
+        };
+        const hold = this.holds.find((h) => h.matches(job.content));
+        if (hold) {
+          hold.held.push(start);
+          hold.reached();
+        } else start();
       }
       this.updateRef(slot);
     }
@@ -173,7 +260,7 @@ export class RenderPool {
 
   // Keep the process alive only while there is work.
   private updateRef(slot: Slot): void {
-    if (slot.job || this.queue.length) slot.worker.ref();
+    if (slot.job || this.waiting.size) slot.worker.ref();
     else slot.worker.unref();
   }
 }

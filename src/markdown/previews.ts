@@ -32,8 +32,9 @@ export interface LinkFacts {
 function findLinks(root: El): FoundLink[] {
   const found: FoundLink[] = [];
   const queue: { el: El; parent: { el: El } | null; inQuote: boolean }[] = [{ el: root, parent: null, inQuote: false }];
-  while (queue.length) {
-    const cur = queue.shift()!;
+  // An index, not shift(): shifting is linear, quadratic over thousands of elements.
+  for (let next = 0; next < queue.length; next++) {
+    const cur = queue[next]!;
     const inQuote = cur.inQuote || cur.el.tag === 'blockquote';
     for (const child of cur.el.children) {
       queue.push({ el: child, parent: { el: cur.el }, inQuote });

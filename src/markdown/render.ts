@@ -9,6 +9,7 @@ import { formatCode } from './highlight.ts';
 import { InlineProcessor } from './inline.ts';
 import { renderTex } from './math.ts';
 import { buildPatterns, Lookup, type Findings } from './patterns.ts';
+import { CODE_SPAN_RE } from './code-spans.ts';
 import { fencedBlocks, hangingLists, normalizeWhitespace } from './preprocess.ts';
 import { addPreviews, proxyMedia, type LinkFacts } from './previews.ts';
 import { HtmlStash } from './stash.ts';
@@ -43,9 +44,17 @@ function highlightIndentedCode(root: El, stash: HtmlStash, highlight: boolean): 
   }
 }
 
-export function renderSync(content: string, ctx: RenderContext): RenderResult {
+export interface RenderSyncOptions {
+  /**
+   * Python-Markdown's own loop: every pattern restarts at 0 after each match,
+   * code spans by the reference's regex. Quadratic; tests compare against it.
+   */
+  pythonLoop?: boolean;
+}
+
+export function renderSync(content: string, ctx: RenderContext, options: RenderSyncOptions = {}): RenderResult {
   try {
-    return renderUnguarded(content, ctx);
+    return renderUnguarded(content, ctx, options);
   } catch (err) {
     // Inline markup nested thousands deep (`*a *a ... a* a*`) can still exhaust the stack.
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
@@ -55,7 +64,7 @@ export function renderSync(content: string, ctx: RenderContext): RenderResult {
   }
 }
 
-function renderUnguarded(content: string, ctx: RenderContext): RenderResult {
+function renderUnguarded(content: string, ctx: RenderContext, options: RenderSyncOptions): RenderResult {
   const findings: Findings = {
     userIds: new Set(),
     silentUserIds: new Set(),
@@ -79,7 +88,16 @@ function renderUnguarded(content: string, ctx: RenderContext): RenderResult {
     const root = new BlockParser().parseDocument(lines.join('\n'));
     highlightIndentedCode(root, stash, highlight);
     const lookup = new Lookup(ctx);
-    const inline: InlineProcessor = new InlineProcessor(buildPatterns(lookup, findings, stash, () => inline));
+    let patterns = buildPatterns(lookup, findings, stash, () => inline);
+    if (options.pythonLoop) {
+      patterns = patterns.map((p) => ({
+        ...p,
+        ...(p.name === 'backtick' ? { re: new RegExp(CODE_SPAN_RE) } : {}),
+        barrier: undefined,
+        resumesAtPlaceholder: undefined,
+      }));
+    }
+    const inline: InlineProcessor = new InlineProcessor(patterns);
     inline.serializeNode = serialize;
     inline.run(root);
     prettify(root);

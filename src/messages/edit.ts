@@ -31,7 +31,7 @@ import { getChannel, subscriberIds } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
-import { renderMarkdown } from '../rendering/index.ts';
+import { prerender } from '../rendering/index.ts';
 import { reclaimAttachments } from '../uploads/claims.ts';
 import { queueLinkPreviews } from '../previews/queue.ts';
 import type { RenderResult } from '../markdown/index.ts';
@@ -264,7 +264,23 @@ async function carryTopicPolicies(tx: Tx, emit: Emit, viewer: ChannelViewer, mov
   }
 }
 
+/** The content an edit stores: an empty edit reads as deleted. */
+function editedContent(raw: string): string {
+  return normalizeContent(raw.trimEnd() === '' ? '(deleted)' : raw);
+}
+
 export async function editMessage(svc: Services, realm: Realm, actor: User, messageId: number, req: EditRequest): Promise<{ detached_uploads: unknown[] }> {
+  // Rendered before the transaction; content that cannot be stored is refused inside, after the checks.
+  let prerendered: (() => RenderResult) | undefined;
+  if (req.content !== undefined) {
+    let content: string | undefined;
+    try {
+      content = editedContent(req.content);
+    } catch {
+      content = undefined;
+    }
+    if (content !== undefined) prerendered = await prerender(svc, { realm, content, author: actor, onFailure: 'error' });
+  }
   return transact(svc, async (tx, emit) => {
     // Moves of many messages lock many rows: they take turns, before any row lock, so that two never deadlock.
     if (req.propagate_mode !== 'change_one' && (req.topic !== undefined || req.stream_id !== undefined)) {
@@ -309,7 +325,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
       throw new ApiError('EXPECTATION_MISMATCH', "'prev_content_sha256' value does not match the expected value.");
     }
 
-    const content = req.content === undefined ? undefined : normalizeContent(req.content.trimEnd() === '' ? '(deleted)' : req.content);
+    const content = req.content === undefined ? undefined : editedContent(req.content);
     let to = from;
     if (from && streamId !== undefined) {
       const target = await getChannel(tx, realm.id, streamId);
@@ -337,7 +353,7 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
     let mentionBits: Map<number, number> | undefined;
     let holders: Set<number> | undefined;
     if (content !== undefined) {
-      rendered = await renderMarkdown(svc, { realm, content, author: actor, db: tx, onFailure: 'error' });
+      rendered = prerendered!();
       holders = await copyHolders(tx, [message.id]);
       mentionBits = await mentionFlags(tx, viewer, from ?? undefined, message.topic, rendered, holders);
       for (const id of await usersAlertedBy(tx, realm.id, content, holders)) mentionBits.set(id, (mentionBits.get(id) ?? 0) | FLAG_BITS.has_alert_word);

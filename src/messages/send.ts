@@ -11,7 +11,7 @@ import { NOTIFICATION_BOT, systemBot } from '../users/system-bots.ts';
 import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
-import { renderMarkdown } from '../rendering/index.ts';
+import { prerender, renderMarkdown } from '../rendering/index.ts';
 import { queueLinkPreviews } from '../previews/queue.ts';
 import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
@@ -221,14 +221,24 @@ export interface SendResult {
 
 export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
   if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
-  return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req));
+  // Rendering is slow: done before the transaction opens (prerender checks it again inside).
+  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error' });
+  return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req, prerendered));
 }
 
 /**
  * A send inside the caller's transaction, with every check POST /messages makes
  * (the scheduler delivers through it, and marks the delivery in the same transaction).
  */
-export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
+export async function sendWithin(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  sender: User,
+  req: SendRequest,
+  rendered?: () => RenderResult,
+): Promise<SendResult> {
   const content = normalizeContent(req.content);
   let topic = '';
   if (req.type === 'stream') {
@@ -265,6 +275,7 @@ export async function sendWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm
       participants,
       recipientId,
       content,
+      rendered,
       client: req.clientName,
       readBy: readBySender ? [sender.id] : [],
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
@@ -303,6 +314,8 @@ interface Delivery {
   participants: User[];
   recipientId: number;
   content: string;
+  /** The content rendered before the transaction (messages users write); else rendered here. */
+  rendered?: () => RenderResult;
   client: string;
   /** Who has it read from the start. */
   readBy: number[];
@@ -318,7 +331,7 @@ interface Delivery {
 async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
-  const rendered = await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
+  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
   const recipientIds = new Set(d.participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);

@@ -9,7 +9,7 @@ import { badRequest } from '../http/errors.ts';
 import { createSystemGroups } from '../user_groups/system-group-actions.ts';
 import { REALM_PERMISSION_SETTINGS } from '../user_groups/permission-settings.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
-import { insertUser } from '../users/actions.ts';
+import { insertUser, passwordHashOf } from '../users/actions.ts';
 import { createSystemBots } from '../users/system-bots.ts';
 import { ROLE } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -39,6 +39,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
   if (!isValidEmail(r.owner.email)) throw badRequest(`Invalid email '${r.owner.email}'`);
   const fullName = checkFullName(r.owner.fullName);
   if (r.owner.password !== null) checkPasswordStrength(r.owner.password);
+  const passwordHash = await passwordHashOf(svc, r.owner.password);
   return transact(svc, async (tx, emit) => {
     const existing = await tx.selectFrom('realms').select('id').where('string_id', '=', r.subdomain).executeTakeFirst();
     if (existing) throw badRequest(`Subdomain '${r.subdomain}' is already in use`);
@@ -61,7 +62,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
     const owner = await insertUser(tx, svc, realm, {
       email: r.owner.email,
       fullName,
-      password: r.owner.password,
+      passwordHash,
       role: ROLE.OWNER,
       canCreateUsers: true,
       canChangeUserEmails: true,

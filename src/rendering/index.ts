@@ -44,8 +44,10 @@ export async function renderMarkdown(svc: Services, req: RenderRequest): Promise
     },
     ...parts,
   );
+  // Each author's renders take turns with everyone else's (see markdown/pool.ts).
+  const key = req.author ? `${req.realm.id}/${req.author.id}` : `${req.realm.id}`;
   try {
-    return await render(req.content, context, { pool: svc.markdown, fallback: req.onFailure === 'plain' });
+    return await render(req.content, context, { pool: svc.markdown, fallback: req.onFailure === 'plain', key });
   } catch (err) {
     if (err instanceof MarkdownRenderError && err.reason !== 'closed') throw badRequest('Unable to render message');
     throw err;
@@ -64,8 +66,50 @@ function previewContext(svc: Services, req: RenderRequest): Partial<RenderContex
   };
 }
 
+/**
+ * Renders before an action's transaction opens (rendering is slow work, and on
+ * PGlite a transaction holds every other request). The outcome is taken
+ * inside, where the action would have rendered, so a refusal still comes
+ * after the action's own checks. Only for authored text: it reads the
+ * organization outside the transaction, as the reference server does.
+ */
+export async function prerender(svc: Services, req: Omit<RenderRequest, 'db'>): Promise<() => RenderResult> {
+  try {
+    const result = await renderMarkdown(svc, req);
+    return () => result;
+  } catch (err) {
+    return () => {
+      throw err;
+    };
+  }
+}
+
 /** Just the HTML, for descriptions and profile fields (plain text when it cannot render). */
 export async function renderHtml(svc: Services, realm: Realm, content: string, db?: Executor): Promise<string> {
   if (content === '') return '';
   return (await renderMarkdown(svc, { realm, content, db, onFailure: 'plain' })).html;
+}
+
+/**
+ * Descriptions and profile texts rendered before a transaction opens; inside,
+ * the returned function gives a text's HTML. A text given as a function is its
+ * checked form: when the check refuses, nothing is rendered (the action
+ * refuses it inside, in its own order).
+ */
+export async function prerenderHtml(svc: Services, realm: Realm, texts: Iterable<string | (() => string)>): Promise<(text: string) => string> {
+  const html = new Map<string, string>();
+  for (const t of texts) {
+    let text: string;
+    try {
+      text = typeof t === 'string' ? t : t();
+    } catch {
+      continue;
+    }
+    if (!html.has(text)) html.set(text, await renderHtml(svc, realm, text));
+  }
+  return (text) => {
+    const rendered = html.get(text);
+    if (rendered === undefined) throw new Error('text was not rendered before the transaction');
+    return rendered;
+  };
 }

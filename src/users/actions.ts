@@ -27,7 +27,7 @@ import {
 import { announceRealmSettingMembers } from '../realm/settings-actions.ts';
 import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
-import { applyProfileData } from '../custom_profile_fields/actions.ts';
+import { applyProfileData, renderProfileTexts } from '../custom_profile_fields/actions.ts';
 import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
@@ -84,8 +84,18 @@ export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: 
   await sendNotices(svc, tx, emit, realm, notices);
 }
 
-/** Inserts the account and its system-group memberships; no checks, no events. */
-export async function insertUser(tx: Tx, svc: Pick<Services, 'passwords' | 'config'>, realm: Realm, u: NewUser): Promise<User> {
+/** The password as stored: hashed before the transaction opens (hashing is slow on purpose). */
+export async function passwordHashOf(svc: Pick<Services, 'passwords'>, password: string | null): Promise<string | null> {
+  return password === null ? null : svc.passwords.hash(password);
+}
+
+/** Inserts the account and its system-group memberships; no checks, no events. `passwordHash` from passwordHashOf. */
+export async function insertUser(
+  tx: Tx,
+  svc: Pick<Services, 'config'>,
+  realm: Realm,
+  u: Omit<NewUser, 'password'> & { passwordHash: string | null },
+): Promise<User> {
   const settings = settingsOf(realm);
   const visibility = u.isBot ? EMAIL_ADDRESS_VISIBILITY.EVERYONE : settings.default_email_address_visibility;
   const user = await tx
@@ -101,7 +111,7 @@ export async function insertUser(tx: Tx, svc: Pick<Services, 'passwords' | 'conf
       bot_type: u.botType ?? null,
       bot_owner_id: u.botOwnerId ?? null,
       api_key: newApiKey(),
-      password_hash: u.password === null ? null : await svc.passwords.hash(u.password),
+      password_hash: u.passwordHash,
       date_joined: new Date(),
       timezone: u.timezone ?? '',
       can_create_users: u.canCreateUsers ?? false,
@@ -194,9 +204,10 @@ export async function createUser(
   if (refusal === 'plus') throw badRequest('Email addresses containing + are not allowed.');
   if (refusal === 'disposable') throw badRequest('Disposable email addresses are not allowed in this organization');
   checkPasswordStrength(params.password);
+  const passwordHash = await passwordHashOf(svc, params.password);
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
-    const user = await insertUser(tx, svc, realm, { email, fullName, password: params.password, role: ROLE.MEMBER });
+    const user = await insertUser(tx, svc, realm, { email, fullName, passwordHash, role: ROLE.MEMBER });
     await announceNewUser(svc, tx, emit, realm, user);
     return user;
   });
@@ -207,9 +218,10 @@ export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUs
   const fullName = checkFullName(u.fullName);
   if (!isValidEmail(u.email)) throw badRequest(`Invalid email '${u.email}'`);
   if (u.password !== null) checkPasswordStrength(u.password);
+  const passwordHash = await passwordHashOf(svc, u.password);
   return transact(svc, async (tx, emit) => {
     if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
-    const user = await insertUser(tx, svc, realm, { ...u, fullName });
+    const user = await insertUser(tx, svc, realm, { ...u, fullName, passwordHash });
     await announceNewUser(svc, tx, emit, realm, user);
     return user;
   });
@@ -226,6 +238,7 @@ export interface UserChanges {
 /** PATCH /users/{user_id} (spec endpoint 13, digest 1.13). */
 export async function updateUser(svc: Services, realm: Realm, actor: User, targetId: number, changes: UserChanges): Promise<void> {
   if (!isAdmin(actor)) throw mustBeAdmin();
+  const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (changes.role !== undefined && changes.role !== target.role) {
@@ -244,7 +257,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
       await changeDeliveryEmail(tx, emit, realm, target, email);
     }
-    if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data);
+    if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data, profileHtml);
   });
 }
 

@@ -5,3 +5,5 @@ import './hostile.test.ts';
 import './bounds.test.ts';
 import './features.test.ts';
 import './emoji.test.ts';
+import './linear.test.ts';
+import './fairness.test.ts';

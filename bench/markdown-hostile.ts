@@ -1,0 +1,44 @@
+// Markdown render time on a hostile corpus (issue 12): messages within
+// max_message_length shaped to hit super-linear spots (bench/corpus/).
+//
+//   ./node_modules/.bin/node bench/markdown-hostile.ts
+//
+// For each shape: the slowest of a few renders on the calling thread, as CPU
+// time (what the render costs; wall time on a shared machine adds waiting) and
+// wall time, beside plain text of the same size. The goal is under 100 ms for
+// every shape; the pool's 5 s deadline is only a guard.
+
+import { availableParallelism } from 'node:os';
+import { renderSync } from '../src/markdown/index.ts';
+import { preloadEmoji } from '../src/markdown/emoji.ts';
+import { HOSTILE_CONTEXT, HOSTILE_SHAPES, plainOfSize } from './corpus/markdown-hostile.ts';
+
+const RUNS = 3;
+
+function measure(content: string): { cpu: number; wall: number } {
+  let cpu = 0;
+  let wall = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const c = process.cpuUsage();
+    const t = performance.now();
+    renderSync(content, HOSTILE_CONTEXT);
+    wall = Math.max(wall, performance.now() - t);
+    const d = process.cpuUsage(c);
+    cpu = Math.max(cpu, (d.user + d.system) / 1000);
+  }
+  return { cpu, wall };
+}
+
+preloadEmoji();
+renderSync('warm up http://example.com :smile: 😀 $$x$$\n```python\nx = 1\n```', HOSTILE_CONTEXT);
+
+const fmt = (ms: number) => ms.toFixed(1).padStart(8);
+console.log(`${'shape'.padEnd(30)} ${'chars'.padStart(6)} ${'cpu ms'.padStart(8)} ${'wall ms'.padStart(8)} ${'plain cpu'.padStart(9)}`);
+let slowest = { name: '', cpu: 0 };
+for (const { name, content } of HOSTILE_SHAPES) {
+  const { cpu, wall } = measure(content);
+  const plain = measure(plainOfSize(content));
+  if (cpu > slowest.cpu) slowest = { name, cpu };
+  console.log(`${name.padEnd(30)} ${String([...content].length).padStart(6)} ${fmt(cpu)} ${fmt(wall)} ${fmt(plain.cpu).padStart(9)}`);
+}
+console.log(`slowest: ${slowest.name} ${slowest.cpu.toFixed(1)} ms CPU (goal < 100 ms); ${HOSTILE_SHAPES.length} shapes, ${availableParallelism()} CPUs`);
