@@ -64,10 +64,10 @@ test('catastrophic-backtracking inputs finish quickly', async () => {
       assert.ok(err instanceof MarkdownRenderError, `${name}: unexpected ${String(err)}`);
       assert.equal(err.reason, 'too_large', `${name}: ${err.message}`);
     }
-    // Typically well under 300 ms each; the margin is for a loaded machine.
-    assert.ok(performance.now() - t < 2500, `${name} took ${performance.now() - t} ms`);
+    // Typically well under 100 ms each; the pool's deadline is the real guard, this bound only a backstop.
+    assert.ok(performance.now() - t < 10_000, `${name} took ${performance.now() - t} ms`);
   }
-  assert.ok(performance.now() - started < 20_000);
+  assert.ok(performance.now() - started < 60_000);
 });
 
 test('inline markup nested too deep for the stack is refused as too large', () => {
