@@ -129,7 +129,7 @@ test('idle workers do not keep the process alive', () => {
     const r = await render('hello *world*', {});
     console.log(r.html);
   `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { timeout: 90_000, encoding: 'utf8' });
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout.trim(), '<p>hello <em>world</em></p>');
 });
