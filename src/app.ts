@@ -37,6 +37,8 @@ import { userStatusRoutes } from './user_status/routes.ts';
 import { mutedUserRoutes } from './muted_users/routes.ts';
 import { alertWordRoutes } from './alert_words/routes.ts';
 import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { registerMetricsRoutes } from './metrics/http.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -84,6 +86,8 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreDuplicateSlashes: true },
   });
   await registerBodyParsers(app, 25 * 1024 * 1024);
+  registerMetricsRoutes(app, svc);
+  registerHealthRoutes(app, svc);
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);

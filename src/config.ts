@@ -46,6 +46,8 @@ export interface Config {
   };
   /** How often the scheduler looks for due scheduled messages and reminders. */
   schedulerIntervalMs: number;
+  /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -92,6 +94,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
     schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
+    metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
   };
   return { ...base, ...overrides };

@@ -16,6 +16,8 @@ import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { schedulerBacklog } from './metrics/backlogs.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -48,6 +50,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   }
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
+  svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
     svc,
@@ -56,6 +59,8 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     async close() {
       if (closed) return;
       closed = true;
+      // /ready says so at once, so load balancers stop sending work while requests drain.
+      svc.lifecycle.phase = 'stopping';
       // Parked long-polls answer now, so that closing does not wait for their heartbeats.
       svc.queues.stop();
       await app.close();
@@ -71,19 +76,29 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 /** The services of a process: the server's, or the manage command's. */
 export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
   const queues = new QueueRegistry();
-  const events = new LocalEventBus(queues);
+  const bus = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  events.observe((notice) => credentials.observe(notice));
+  bus.observe((notice) => credentials.observe(notice));
+  const metrics = new Metrics();
+  const markdown = new RenderPool({ onRendered: metrics.observeRender });
+  metrics.attach({
+    queues: () => queues.stats(),
+    renderQueue: () => markdown.waiting,
+    dbPool: database.poolStats,
+    schedulerBacklog: () => schedulerBacklog(database.db, new Date()),
+  });
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events,
+    events: metrics.timedPublisher(bus),
     queues,
     rateLimiter: memoryRateLimiter(),
     credentials,
-    markdown: new RenderPool(),
+    markdown,
     passwords: argon2Hasher(config.passwordHash),
+    metrics,
+    lifecycle: { phase: 'starting' },
   };
 }

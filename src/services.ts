@@ -8,6 +8,8 @@ import type { PasswordHasher } from './auth/passwords.ts';
 import type { QueueRegistry } from './events/queues.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { Lifecycle } from './health/routes.ts';
 
 export interface Services {
   config: Config;
@@ -22,4 +24,8 @@ export interface Services {
   /** Worker threads that render Markdown with time and size limits. */
   markdown: RenderPool;
   passwords: PasswordHasher;
+  /** Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
+  metrics: Metrics;
+  /** Starting, serving or stopping: what /ready reports. */
+  lifecycle: Lifecycle;
 }

@@ -18,6 +18,8 @@ export interface RenderPoolOptions {
   maxOutputLength?: number;
   /** Heap limit of each worker, in MB. Default 256. */
   maxHeapMb?: number;
+  /** Told how long each render took, waiting included (metrics). */
+  onRendered?: (seconds: number, ok: boolean) => void;
 }
 
 interface Job {
@@ -61,6 +63,7 @@ export class RenderPool {
   private queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private onRendered: RenderPoolOptions['onRendered'];
 
   constructor(options: RenderPoolOptions = {}) {
     this.size = options.size ?? Math.min(4, Math.max(1, availableParallelism() - 1));
@@ -68,6 +71,12 @@ export class RenderPool {
     this.maxInputLength = options.maxInputLength ?? 100_000;
     this.maxOutputLength = options.maxOutputLength ?? 1_000_000;
     this.maxHeapMb = options.maxHeapMb ?? 256;
+    this.onRendered = options.onRendered;
+  }
+
+  /** Renders waiting for a worker. */
+  get waiting(): number {
+    return this.queue.length;
   }
 
   render(content: string, context: RenderContext): Promise<RenderResult> {
@@ -77,8 +86,11 @@ export class RenderPool {
         new MarkdownRenderError('too_large', `Message is too long to render (over ${this.maxInputLength} characters)`),
       );
     }
+    const started = performance.now();
+    const done = (ok: boolean) => this.onRendered?.((performance.now() - started) / 1000, ok);
     return new Promise((resolve, reject) => {
-      this.queue.push({ content, context, resolve, reject });
+      const settle = { resolve: (r: RenderResult) => (done(true), resolve(r)), reject: (e: Error) => (done(false), reject(e)) };
+      this.queue.push({ content, context, ...settle });
       while (this.slots.length < this.size && this.slots.length < this.queue.length + this.busyCount()) this.spawn();
       this.dispatch();
     });
