@@ -46,6 +46,12 @@ export interface Config {
   };
   /** How often the scheduler looks for due scheduled messages and reminders. */
   schedulerIntervalMs: number;
+  retention: {
+    /** How often the retention pass runs (RETENTION_INTERVAL_MS, a day). */
+    intervalMs: number;
+    /** Archived messages can be restored for this many days (ARCHIVED_DATA_VACUUMING_DELAY_DAYS). */
+    vacuumDays: number;
+  };
   /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
   metricsToken: string | undefined;
   logLevel: string;
@@ -94,6 +100,10 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       dailyLimit: int(env.INVITES_DAILY_LIMIT, 100),
     },
     schedulerIntervalMs: int(env.SCHEDULER_INTERVAL_MS, 2000),
+    retention: {
+      intervalMs: int(env.RETENTION_INTERVAL_MS, 86_400_000),
+      vacuumDays: int(env.ARCHIVED_DATA_VACUUMING_DELAY_DAYS, 30),
+    },
     metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
   };

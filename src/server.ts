@@ -17,6 +17,7 @@ import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { startRetention } from './retention/retention.ts';
 import { schedulerBacklog } from './metrics/backlogs.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
@@ -50,6 +51,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   }
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
+  const retention = startRetention(svc, config.retention.intervalMs);
   svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
@@ -65,6 +67,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       svc.queues.stop();
       await app.close();
       await scheduler.stop();
+      await retention.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();

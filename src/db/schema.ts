@@ -18,6 +18,7 @@ import type { ScheduledMessageTables } from '../scheduled_messages/tables.ts';
 import type { UserStatusTables } from '../user_status/tables.ts';
 import type { MutedUserTables } from '../muted_users/tables.ts';
 import type { AlertWordTables } from '../alert_words/tables.ts';
+import type { ArchiveTables } from '../retention/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -37,7 +38,8 @@ export interface Database
     ScheduledMessageTables,
     UserStatusTables,
     MutedUserTables,
-    AlertWordTables {}
+    AlertWordTables,
+    ArchiveTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

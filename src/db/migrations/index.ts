@@ -18,6 +18,7 @@ import * as invitations from './0090_invitations.ts';
 import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
 import * as userFeatures from './0120_user_features.ts';
+import * as archive from './0190_archive.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0101_welcome_bot': welcomeBot,
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
+  '0190_archive': archive,
 };
