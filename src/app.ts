@@ -39,6 +39,7 @@ import { alertWordRoutes } from './alert_words/routes.ts';
 import { readReceiptRoutes } from './messages/read-receipt-routes.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerMetricsRoutes } from './metrics/http.ts';
+import { realmExportRoutes, registerExportFileRoutes } from './export/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -71,6 +72,7 @@ export function apiRoutes(): Router {
   mutedUserRoutes(router);
   alertWordRoutes(router);
   readReceiptRoutes(router);
+  realmExportRoutes(router);
   return router;
 }
 
@@ -91,6 +93,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
+  registerExportFileRoutes(app, svc);
 
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith(`${API_PREFIX}/`) || req.url === API_PREFIX) return notFoundRoute(reply);

@@ -19,6 +19,7 @@ import type { UserStatusTables } from '../user_status/tables.ts';
 import type { MutedUserTables } from '../muted_users/tables.ts';
 import type { AlertWordTables } from '../alert_words/tables.ts';
 import type { ArchiveTables } from '../retention/tables.ts';
+import type { RealmExportTables } from '../export/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -39,7 +40,8 @@ export interface Database
     UserStatusTables,
     MutedUserTables,
     AlertWordTables,
-    ArchiveTables {}
+    ArchiveTables,
+    RealmExportTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

@@ -19,6 +19,7 @@ import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as archive from './0190_archive.ts';
+import * as realmExports from './0191_realm_exports.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0120_user_features': userFeatures,
   '0130_scheduled_messages': scheduledMessages,
   '0190_archive': archive,
+  '0191_realm_exports': realmExports,
 };
