@@ -12,11 +12,13 @@ import { buildApp } from './app.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
+import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
+import { clusterServices, connectBroker, queueIdPrefix, type Broker, type Cluster } from './cluster/index.ts';
 import { SERVER_GENERATION, SVC_FEATURE_LEVEL, SVC_VERSION } from './version.ts';
 
 export interface RunningServer {
@@ -37,18 +39,21 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
   });
   await migrateToLatest(database.db);
-  const svc = buildServices(config, database, logger);
+  const broker = config.brokerUrl ? await connectBroker(config, logger) : undefined;
+  const { svc, cluster } = buildServicesWith(config, database, logger, broker);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
-  const persistQueues = config.dataDir !== ':memory:';
-  if (persistQueues) {
-    const restored = svc.queues.load(config.dataDir);
+  // With a broker, queues are handed to another process at a stop instead (src/cluster/queues.ts).
+  const persistQueues = config.dataDir !== ':memory:' && !cluster;
+  const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
     const restart = { type: 'restart', svc_version: SVC_VERSION, svc_feature_level: SVC_FEATURE_LEVEL, server_generation: SERVER_GENERATION, immediate: false };
     for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
-  }
+  };
+  if (persistQueues) announceRestart(svc.queues.load(config.dataDir));
+  await cluster?.start(announceRestart);
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   let closed = false;
@@ -67,6 +72,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       svc.queues.stop();
       await app.close();
       await scheduler.stop();
+      await cluster?.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
@@ -77,21 +83,29 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 
 /** The services of a process: the server's, or the manage command's. */
 export function buildServices(config: Config, database: OpenedDatabase, log: Logger): Services {
-  const queues = new QueueRegistry();
-  const events = new LocalEventBus(queues);
+  return buildServicesWith(config, database, log, undefined).svc;
+}
+
+/** With a broker, events, remote queues and rate limits go through it. */
+function buildServicesWith(config: Config, database: OpenedDatabase, log: Logger, broker: Broker | undefined): { svc: Services; cluster?: Cluster } {
+  const queues = new QueueRegistry(queueIdPrefix(broker));
+  const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  events.observe((notice) => credentials.observe(notice));
-  return {
+  local.observe((notice) => credentials.observe(notice));
+  const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
+  const svc: Services = {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events,
+    events: cluster?.bus ?? local,
     queues,
-    rateLimiter: memoryRateLimiter(),
+    remoteQueues: cluster?.queues,
+    rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
   };
+  return { svc, cluster };
 }

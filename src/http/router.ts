@@ -229,7 +229,7 @@ async function dispatch(
     let ctx: UserContext | PublicContext;
     if (caller) {
       const { user, realm } = caller;
-      if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+      if (endpoint.rateLimit !== false) await applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
       ctx = { svc, realm, user, request };
     } else {
       if (endpoint.auth === 'user') throw unauthorized();
@@ -238,7 +238,7 @@ async function dispatch(
       if (endpoint.auth === 'optional' && !(realm && !realm.deactivated && settingsOf(realm).enable_spectator_access)) {
         throw unauthorized();
       }
-      applyRateLimit(svc, reply, `ip:${req.ip}`, svc.config.rateLimit.perIp);
+      await applyRateLimit(svc, reply, `ip:${req.ip}`, svc.config.rateLimit.perIp);
       ctx = { svc, realm, subdomain, user: null, request };
     }
 
