@@ -12,7 +12,7 @@ import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner 
 import { ROLE, isAdmin, isGuest, isOwner } from '../users/roles.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { prerenderHtml } from '../rendering/index.ts';
+import { prerenderHtml, renderHtml } from '../rendering/index.ts';
 import {
   dropIfAnonymous,
   expectationMismatch,
@@ -788,8 +788,11 @@ export async function createInitialChannels(
   channels: { name: string; description: string }[],
 ): Promise<Channel[]> {
   const viewer = await channelViewer(tx, realm, owner);
-  // Fixed onboarding texts, rendered once while the organization is created.
-  const html = await prerenderHtml(svc, realm, channels.map((c) => c.description));
+  // Fixed onboarding texts, rendered in the organization's creating transaction: on
+  // PGlite's single connection a render reading outside it would wait for it forever.
+  const rendered = new Map<string, string>();
+  for (const c of channels) rendered.set(c.description, await renderHtml(svc, realm, c.description, tx));
+  const html = (text: string) => rendered.get(text) ?? '';
   const created: Channel[] = [];
   for (const c of channels) created.push(await insertChannel(html, tx, viewer, c.name, c.description, { is_default_stream: true }));
   await emitChannelsCreated(tx, emit, realm, created);
