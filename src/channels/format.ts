@@ -8,7 +8,7 @@ import type { Channel, Subscription } from './tables.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, type ChannelPermission } from '../user_groups/permission-settings.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
-import { subscriberIds } from './queries.ts';
+import { subscriberCounts } from './queries.ts';
 
 export const CHANNEL_PERMISSIONS = Object.keys(CHANNEL_PERMISSION_SETTINGS) as ChannelPermission[];
 
@@ -53,7 +53,7 @@ export async function formatChannels(db: Executor, realm: Realm, channels: Chann
   const settingIds = channels.flatMap((c) => CHANNEL_PERMISSIONS.map((p) => c[`${p}_id`]));
   const [values, counts, stats, system] = await Promise.all([
     groupSettingValues(db, settingIds),
-    subscriberIds(db, ids),
+    subscriberCounts(db, ids),
     statsSource ? statsSource(db, ids) : Promise.resolve(new Map<number, ChannelStats>()),
     systemGroupIds(db, realm.id),
   ]);
@@ -85,7 +85,7 @@ export async function formatChannels(db: Executor, realm: Realm, channels: Chann
       folder_id: c.folder_id,
       is_recently_active: ageDays < RECENTLY_ACTIVE_DAYS || (s.last_message_at !== null && now - s.last_message_at < RECENTLY_ACTIVE_DAYS * DAY),
       ...groups,
-      subscriber_count: counts.get(c.id)!.length,
+      subscriber_count: counts.get(c.id)!,
       // Too new to estimate during its first week; afterwards, messages per week.
       stream_weekly_traffic: ageDays < 7 ? null : Math.round((s.recent_messages * 7) / Math.min(28, ageDays)),
     });
