@@ -42,13 +42,18 @@ export async function enqueueJob(tx: Tx, job: { realmId: number | null; kind: st
     .execute();
 }
 
-/** Claims the next due job no other pass holds: leased and its attempt counted. */
+/**
+ * Claims the next due job of the given kinds that no other pass holds: leased
+ * and its attempt counted. A job of a kind this process does not know waits
+ * (for a process that does), rather than failing.
+ */
 async function claimNext(svc: Services, kinds: JobKinds, now: Date): Promise<{ job: Job; leaseMs: number } | undefined> {
   return svc.db.transaction().execute(async (tx) => {
     const due = await tx
       .selectFrom('jobs')
       .selectAll()
       .where('failed_at', 'is', null)
+      .where('kind', 'in', Object.keys(kinds))
       .where('run_after', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
       .orderBy('run_after')

@@ -14,7 +14,7 @@ import { realmHost, settingsOf } from '../realm/queries.ts';
 import { isAdmin } from './roles.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
 import { checkEmailChange, startEmailChange } from './email-change.ts';
-import { emailInUse, getUser } from './queries.ts';
+import { getUser } from './queries.ts';
 import { canSeeDeliveryEmail } from './format.ts';
 import { avatarFacet, notifyUsers } from './actions.ts';
 import {
