@@ -164,7 +164,9 @@ test('missed messages follow the settings: offline emails off, wildcard mentions
   const noWildcards = await server.createUser({ email: 'no-wildcards@example.com', fullName: 'No Wild' });
   const watcher = await server.createUser({ email: 'watcher@example.com', fullName: 'Wat Cher' });
   const present = await server.createUser({ email: 'present@example.com', fullName: 'Pre Sent' });
+  const discreet = await server.createUser({ email: 'discreet@example.com', fullName: 'Dis Creet' });
   const sender = await server.createUser({ email: 'settings-sender@example.com', fullName: 'Set Sender' });
+  assert.equal((await discreet.patch('/settings', { message_content_in_email_notifications: false })).status, 200);
   assert.equal((await quiet.patch('/settings', { enable_offline_email_notifications: false })).status, 200);
   assert.equal((await noWildcards.patch('/settings', { wildcard_mentions_notify: false })).status, 200);
   const channelId = await channelWith('settings-room', [quiet, noWildcards, watcher, present, sender]);
@@ -176,6 +178,7 @@ test('missed messages follow the settings: offline emails off, wildcard mentions
 
   await send(sender, { type: 'direct', to: JSON.stringify([quiet.id]), content: 'a DM nobody emails' });
   await send(sender, { type: 'direct', to: JSON.stringify([present.id]), content: 'a DM to someone reading' });
+  await send(sender, { type: 'direct', to: JSON.stringify([discreet.id]), content: 'the secret plan' });
   await send(sender, { type: 'stream', to: 'settings-room', topic: 'all hands', content: '@**all** meeting now' });
   await send(sender, { type: 'stream', to: 'settings-room', topic: 'news', content: 'nobody is mentioned here' });
   await fireBatches();
@@ -184,8 +187,38 @@ test('missed messages follow the settings: offline emails off, wildcard mentions
   assert.ok(!smtp.received.some(to('no-wildcards@example.com')), 'wildcard_mentions_notify off');
   assert.ok(!smtp.received.some(to('present@example.com')), 'active presence: not missed');
   const watched = smtp.received.filter(to('watcher@example.com'));
+  const hidden = smtp.received.filter(to('discreet@example.com'));
+  assert.equal(hidden.length, 1);
+  assert.equal(hidden[0].subject, 'DMs with Set Sender');
+  assert.doesNotMatch(hidden[0].text + hidden[0].html, /secret plan/, 'message_content_in_email_notifications off');
+  assert.match(hidden[0].text, /A message from Set Sender/);
   // Channel email notifications: every message of the channel, each topic its own email.
   assert.deepEqual(watched.map((m) => m.subject).sort(), ['#settings-room > all hands', '#settings-room > news']);
+});
+
+test('missed messages: group mentions and followed topics, and the follow setting turns the latter off', async () => {
+  const helper = await server.createUser({ email: 'helper@example.com', fullName: 'Hel Per' });
+  const follower = await server.createUser({ email: 'follower@example.com', fullName: 'Fol Lower' });
+  const sender = await server.createUser({ email: 'group-sender@example.com', fullName: 'Grp Sender' });
+  const channelId = await channelWith('group-room', [helper, follower, sender]);
+  const group = await server.owner.post('/user_groups/create', { name: 'helpers', description: 'they help', members: [helper.id] });
+  assert.equal(group.status, 200, JSON.stringify(group.body));
+  assert.equal((await follower.post('/user_topics', { stream_id: channelId, topic: 'roadmap', visibility_policy: 3 })).status, 200);
+
+  await send(sender, { type: 'stream', to: 'group-room', topic: 'help wanted', content: '@*helpers* can someone look?' });
+  await send(sender, { type: 'stream', to: 'group-room', topic: 'roadmap', content: 'the roadmap moved' });
+  await fireBatches();
+  const helped = smtp.received.filter(to('helper@example.com'));
+  assert.deepEqual(helped.map((m) => m.subject), ['#group-room > help wanted']);
+  assert.match(helped[0].text, /a group you belong to was mentioned/);
+  const followed = smtp.received.filter(to('follower@example.com'));
+  assert.deepEqual(followed.map((m) => m.subject), ['#group-room > roadmap']);
+  assert.match(followed[0].text, /you follow this topic/);
+
+  assert.equal((await follower.patch('/settings', { enable_followed_topic_email_notifications: false })).status, 200);
+  await send(sender, { type: 'stream', to: 'group-room', topic: 'roadmap', content: 'and moved again' });
+  await fireBatches();
+  assert.equal(smtp.received.filter(to('follower@example.com')).length, 1, 'no second email');
 });
 
 test('a failing SMTP server: 4xx answers are retried until the email goes through; 5xx gives up', async () => {
