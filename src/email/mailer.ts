@@ -75,8 +75,9 @@ export function outboxMailer(dir: string, from: string, log: Logger): Mailer {
 
 /**
  * SMTP through nodemailer, one connection per message (emails are few; a pool
- * would hold sockets open for nothing). A 5xx reply is permanent; a timeout,
- * a refused connection or a 4xx is worth another attempt.
+ * would hold sockets open for nothing). A 5xx refusal of the message or its
+ * recipient is permanent; a timeout, a refused connection or login, or a 4xx
+ * is worth another attempt.
  */
 export function smtpMailer(url: string, from: string, timeoutMs: number, log: Logger): Mailer {
   const transport = createTransport({ url, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs }, { from });
@@ -86,8 +87,12 @@ export function smtpMailer(url: string, from: string, timeoutMs: number, log: Lo
         const info = await transport.sendMail({ to: email.to, subject: email.subject, text: email.text, ...(email.html !== undefined ? { html: email.html } : {}) });
         log.info({ to: email.to, subject: email.subject, messageId: info.messageId }, 'email sent');
       } catch (err) {
-        const code = (err as { responseCode?: number }).responseCode;
-        if (code !== undefined && code >= 500) throw new PermanentMailError(`SMTP ${code}: ${(err as Error).message}`);
+        // Only this message's refusal is final; a refused login or connection is the server's
+        // setup, which the operator can fix while the email waits.
+        const { responseCode, code } = err as { responseCode?: number; code?: string };
+        if (responseCode !== undefined && responseCode >= 500 && (code === 'EENVELOPE' || code === 'EMESSAGE')) {
+          throw new PermanentMailError(`SMTP ${responseCode}: ${(err as Error).message}`);
+        }
         throw err;
       }
     },
