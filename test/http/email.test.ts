@@ -221,7 +221,7 @@ test('missed messages: group mentions and followed topics, and the follow settin
   assert.equal(smtp.received.filter(to('follower@example.com')).length, 1, 'no second email');
 });
 
-test('a failing SMTP server: 4xx answers are retried until the email goes through; 5xx gives up', async () => {
+test('a failing SMTP server: 4xx answers and refused logins are retried until the email goes through; a 5xx to the recipient gives up', async () => {
   await server.createUser({ email: 'retry-me@example.com', password: 'retry-password-1' });
   smtp.refuseNext(2, 451);
   const refusedBefore = smtp.refusals;
@@ -229,6 +229,14 @@ test('a failing SMTP server: 4xx answers are retried until the email goes throug
   const mail = await smtp.waitFor(to('retry-me@example.com'));
   assert.equal(mail.subject, 'Reset your password for Test Organization');
   assert.equal(smtp.refusals - refusedBefore, 2, 'two refusals, then delivered');
+
+  // A refused login (the server's setup, not the message's fault) is retried too.
+  await server.createUser({ email: 'login-retry@example.com', password: 'login-password-1' });
+  smtp.refuseLoginNext(1);
+  const beforeLogin = smtp.refusals;
+  assert.equal((await new Browser(server).post('/accounts/password/reset', { email: 'login-retry@example.com' })).status, 200);
+  await smtp.waitFor(to('login-retry@example.com'));
+  assert.equal(smtp.refusals - beforeLogin, 1);
 
   await server.createUser({ email: 'bounce@example.com', password: 'bounce-password-1' });
   smtp.refuseNext(1, 550);

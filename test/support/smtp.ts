@@ -23,6 +23,8 @@ export interface TestSmtpServer {
   received: ReceivedEmail[];
   /** Refuses the next `count` messages with this SMTP code at RCPT TO. */
   refuseNext(count: number, code: number): void;
+  /** Refuses the next `count` logins (535), as a server whose password changed. */
+  refuseLoginNext(count: number): void;
   /** How many messages were refused so far. */
   refusals: number;
   /** Waits until an email matching `match` has arrived (polls; generous timeout, not a measurement). */
@@ -98,7 +100,7 @@ export function parseEmail(raw: string): Omit<ReceivedEmail, 'to' | 'raw'> {
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const received: ReceivedEmail[] = [];
   let refuse = { count: 0, code: 451 };
-  const state = { refusals: 0 };
+  const state = { refusals: 0, loginRefusals: 0 };
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     // No reverse DNS of the client (a slow resolver would stall every message).
@@ -107,6 +109,11 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
     onAuth(auth, _session, callback) {
+      if (state.loginRefusals > 0) {
+        state.loginRefusals--;
+        state.refusals++;
+        return callback(Object.assign(new Error('Authentication credentials invalid'), { responseCode: 535 }));
+      }
       if (auth.username === USER && auth.password === PASS) return callback(null, { user: USER });
       return callback(new Error('Invalid username or password'));
     },
@@ -136,6 +143,9 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     received,
     refuseNext(count, code) {
       refuse = { count, code };
+    },
+    refuseLoginNext(count) {
+      state.loginRefusals = count;
     },
     get refusals() {
       return state.refusals;
