@@ -17,6 +17,7 @@ import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.t
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
 import { registerMessageSentHook } from './messages/send.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
+import { queueMissedMessageEmails } from './email/missed-messages.ts';
 import { registerRealmCreatedHook } from './realm/actions.ts';
 import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
 
@@ -36,6 +37,7 @@ export function wireDomains(): void {
   registerNoticeSender(sendInternalMessage);
   registerUserLifecycleHooks({ deactivated: deactivateOwnedBots, reactivated: announceBotActivity });
   registerMessageSentHook(queueOutgoingWebhooks);
+  registerMessageSentHook(queueMissedMessageEmails);
   registerRealmCreatedHook(onboardOrganization);
   registerUserLifecycleHooks({ created: giveOnboardingHistory });
 }
