@@ -48,6 +48,8 @@ import { registerIntegrationRoutes } from './integrations/routes.ts';
 import { registerImageProxyRoutes } from './previews/proxy.ts';
 import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
 import { WebClient } from './web_client/serve.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { registerMetricsRoutes } from './metrics/http.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -108,6 +110,10 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   // The browser's API: the same endpoints, with the session (docs/DECISIONS.md).
   api.install(app, svc, { prefix: SESSION_API_PREFIX, scheme: 'session' });
   accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session', declaredMethodsOnly: true });
+  await registerBodyParsers(app, 25 * 1024 * 1024);
+  registerMetricsRoutes(app, svc);
+  registerHealthRoutes(app, svc);
+  apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
   registerUploadFileRoutes(app, svc);

@@ -70,6 +70,8 @@ export interface Config {
   outgoingWebhookTimeoutMs: number;
   /** How often the job worker looks for due jobs (jobs/worker.ts). */
   jobIntervalMs: number;
+  /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
+  metricsToken: string | undefined;
   logLevel: string;
   /** Also accept and announce the reference's names (zulip_version, client_gravatar, ...); COMPAT_NAMES=false turns them off. */
   compatNames: boolean;
@@ -134,6 +136,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     },
     outgoingWebhookTimeoutMs: int(env.OUTGOING_WEBHOOK_TIMEOUT_MS, 10_000),
     jobIntervalMs: int(env.JOB_INTERVAL_MS, 1000),
+    metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };

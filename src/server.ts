@@ -23,6 +23,8 @@ import { startJobWorker } from './jobs/worker.ts';
 import { JOB_KINDS } from './jobs/kinds.ts';
 import { loadImageProxyKey } from './previews/secret.ts';
 import { outboxDir, outboxMailer } from './email/mailer.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { schedulerBacklog } from './metrics/backlogs.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -57,6 +59,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
+  svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
     svc,
@@ -69,6 +72,8 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     async close() {
       if (closed) return;
       closed = true;
+      // /ready says so at once, so load balancers stop sending work while requests drain.
+      svc.lifecycle.phase = 'stopping';
       // Parked long-polls answer now, so that closing does not wait for their heartbeats.
       svc.queues.stop();
       await app.close();
@@ -87,22 +92,32 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
   // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
   wireDomains();
   const queues = new QueueRegistry();
-  const events = new LocalEventBus(queues);
+  const bus = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  events.observe((notice) => credentials.observe(notice));
+  bus.observe((notice) => credentials.observe(notice));
+  const metrics = new Metrics();
+  const markdown = new RenderPool({ onRendered: metrics.observeRender });
+  metrics.attach({
+    queues: () => queues.stats(),
+    renderQueue: () => markdown.queued,
+    dbPool: database.poolStats,
+    schedulerBacklog: () => schedulerBacklog(database.db, new Date()),
+  });
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events,
+    events: metrics.timedPublisher(bus),
     queues,
     rateLimiter: memoryRateLimiter(),
     credentials,
-    markdown: new RenderPool(),
+    markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
     imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
     mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
+    metrics,
+    lifecycle: { phase: 'starting' },
   };
 }
