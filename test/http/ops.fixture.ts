@@ -1,0 +1,107 @@
+// Shared by the operations tests (backup, retention, export): a server
+// populated through HTTP, its contents read back through HTTP, and scratch
+// places (directories, PostgreSQL databases) that are cleaned up afterwards.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client, freshPostgresDatabase, type TestServer } from '../support/server.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+export async function cleanUp(): Promise<void> {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}
+
+export function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'confab-ops-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A fresh empty PostgreSQL database when the run is on PostgreSQL, else undefined (PGlite). */
+export async function scratchDatabase(): Promise<string | undefined> {
+  if (process.env.CONFAB_TEST_DB !== 'postgres') return undefined;
+  const db = await freshPostgresDatabase();
+  cleanups.push(db.drop);
+  return db.url;
+}
+
+export function ok(res: { status: number; body: any }): any {
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** A 1x1 GIF. */
+export const GIF = Buffer.from('R0lGODlhAQABAIAAAP8AAAAA/yH5BAQKAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+
+export async function uploadEmoji(client: Client, name: string, data: Buffer = GIF): Promise<void> {
+  const boundary = `----confab${randomBytes(6).toString('hex')}`;
+  const payload = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="e.gif"\r\nContent-Type: image/gif\r\n\r\n`),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const res = await client.server.app.inject({
+    method: 'POST',
+    url: `/api/v1/realm/emoji/${name}`,
+    payload,
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      authorization: `Basic ${Buffer.from(`${client.email}:${client.apiKey}`).toString('base64')}`,
+      ...(client.host ? { host: client.host } : {}),
+    },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+export interface Populated {
+  /** Each organization's owner: the root one and a second. */
+  owners: { email: string; host: string | undefined }[];
+}
+
+/** Two organizations with people, channels, messages, reactions, an emoji and changed settings. */
+export async function populate(server: TestServer): Promise<Populated> {
+  const other = await server.createOrganization('other');
+  const member = await server.createUser({ fullName: 'Member One' });
+  for (const [owner, name] of [[server.owner, 'backed'], [other, 'elsewhere']] as const) {
+    ok(await owner.post('/channels/create', { name, subscribers: [owner.id], description: `about ${name}` }));
+    await uploadEmoji(owner, `${name}_emoji`);
+    const m1 = ok(await owner.post('/messages', { type: 'stream', to: name, topic: 'first topic', content: `hello **${name}** :${name}_emoji:` })).id;
+    ok(await owner.post('/messages', { type: 'stream', to: name, topic: 'second topic', content: 'a second message' }));
+    ok(await owner.post(`/messages/${m1}/reactions`, { emoji_name: 'octopus' }));
+    ok(await owner.post(`/messages/${m1}/reactions`, { emoji_name: `${name}_emoji` }));
+  }
+  ok(await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'backed' }], principals: [member.id] }));
+  ok(await member.post('/messages', { type: 'direct', to: [server.owner.id], content: 'a direct message' }));
+  ok(await server.owner.patch('/realm', { message_content_edit_limit_seconds: 1234, description: 'A backed-up organization' }));
+  ok(await member.patch('/settings', { twenty_four_hour_time: true, emojiset: 'text' }));
+  return { owners: [{ email: server.owner.email!, host: undefined }, { email: other.email!, host: other.host }] };
+}
+
+/** Clients for the populated organizations' owners on `server` (e.g. after a restore). */
+export async function ownersOn(server: TestServer, populated: Populated): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (const o of populated.owners) {
+    const u = await server.svc.db.selectFrom('users').select(['id', 'api_key']).where('delivery_email', '=', o.email).executeTakeFirstOrThrow();
+    clients.push(new Client(server, u.id, o.email, u.api_key, o.host));
+  }
+  return clients;
+}
+
+/** Everything a client sees of its organization, less what changes with every request. */
+export async function snapshot(client: Client): Promise<Record<string, unknown>> {
+  const state = ok(await client.post('/register', {}));
+  const kept = Object.fromEntries(
+    Object.entries(state).filter(([k]) => /^(realm_|user_settings|subscriptions|unsubscribed|never_subscribed|unread_msgs|recent_private|custom_profile)/.test(k)),
+  );
+  const messages = ok(await client.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0 })).messages;
+  const emoji = ok(await client.get('/realm/emoji')).emoji as Record<string, { source_url: string }>;
+  const images: Record<string, string> = {};
+  for (const e of Object.values(emoji)) {
+    const res = await client.server.app.inject({ method: 'GET', url: e.source_url, headers: client.host ? { host: client.host } : {} });
+    assert.equal(res.statusCode, 200);
+    images[e.source_url] = res.rawPayload.toString('base64');
+  }
+  return { state: kept, messages, emoji, images, users: ok(await client.get('/users')).members };
+}
