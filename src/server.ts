@@ -24,6 +24,7 @@ import { JOB_KINDS } from './jobs/kinds.ts';
 import { loadImageProxyKey } from './previews/secret.ts';
 import { outboxDir, outboxMailer } from './email/mailer.ts';
 import { Metrics } from './metrics/metrics.ts';
+import { startRetention } from './retention/retention.ts';
 import { schedulerBacklog } from './metrics/backlogs.ts';
 
 export interface RunningServer {
@@ -59,6 +60,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
+  const retention = startRetention(svc, config.retention.intervalMs);
   svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
@@ -79,6 +81,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       await app.close();
       await scheduler.stop();
       await jobs.stop();
+      await retention.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
