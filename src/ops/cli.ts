@@ -13,13 +13,15 @@ import { getRealmBySubdomain } from '../realm/queries.ts';
 import { BackupError, createBackup, restoreBackup } from '../backup/backup.ts';
 import { terminalProgress } from '../backup/progress.ts';
 import { restoreArchived, runRetentionPass } from '../retention/retention.ts';
+import { exportRealm } from '../export/export.ts';
 
 export const OPS_USAGE = `  backup FILE     the whole server (database and uploads) into one archive
                   (PostgreSQL: online; embedded database: stop the server first)
   restore FILE    an archive from backup into an empty server (empty DATA_DIR / database)
   retention-pass  apply the message retention policies now (the server does it daily)
   restore-retention --org S [--channel NAME]   put back what the retention policy deleted
-                  (within ARCHIVED_DATA_VACUUMING_DELAY_DAYS)`;
+                  (within ARCHIVED_DATA_VACUUMING_DELAY_DAYS)
+  export --org S FILE   one organization in the reference's export format (tar.gz)`;
 
 type Out = (line: string) => void;
 
@@ -39,10 +41,15 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
         const result = await runRetentionPass(svc);
         out(result ? `archived ${result.archived} expired messages; forgot ${result.vacuumed} old archives` : 'another retention pass is running');
       }),
+    export: ([file], values) =>
+      withServices(config, async (svc) => {
+        const realm = await realmNamed(svc, values.org);
+        const { messages } = await exportRealm(svc.db, config, realm, need(file, 'FILE'), terminalProgress());
+        out(`exported '${realm.string_id}' (${messages} messages) to ${file}`);
+      }),
     'restore-retention': (_, values) =>
       withServices(config, async (svc) => {
-        const realm = await getRealmBySubdomain(svc.db, need(values.org, '--org'));
-        if (!realm) throw new BackupError(`no organization with subdomain '${values.org}'`);
+        const realm = await realmNamed(svc, values.org);
         let channelId: number | undefined;
         if (values.channel !== undefined) {
           const channel = await svc.db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('name', '=', values.channel).executeTakeFirst();
@@ -83,4 +90,10 @@ async function withServices(config: Config, work: (svc: Services) => Promise<voi
   } finally {
     await database.close();
   }
+}
+
+async function realmNamed(svc: Services, subdomain: string | undefined) {
+  const realm = await getRealmBySubdomain(svc.db, need(subdomain, '--org'));
+  if (!realm) throw new BackupError(`no organization with subdomain '${subdomain}'`);
+  return realm;
 }
