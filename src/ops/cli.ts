@@ -14,6 +14,9 @@ import { BackupError, createBackup, restoreBackup } from '../backup/backup.ts';
 import { terminalProgress } from '../backup/progress.ts';
 import { restoreArchived, runRetentionPass } from '../retention/retention.ts';
 import { exportRealm } from '../export/export.ts';
+import { ImportError } from '../export/import.ts';
+import { ApiError } from '../http/errors.ts';
+import { importFrom } from '../export/command.ts';
 
 export const OPS_USAGE = `  backup FILE     the whole server (database and uploads) into one archive
                   (PostgreSQL: online; embedded database: stop the server first)
@@ -21,7 +24,9 @@ export const OPS_USAGE = `  backup FILE     the whole server (database and uploa
   retention-pass  apply the message retention policies now (the server does it daily)
   restore-retention --org S [--channel NAME]   put back what the retention policy deleted
                   (within ARCHIVED_DATA_VACUUMING_DELAY_DAYS)
-  export --org S FILE   one organization in the reference's export format (tar.gz)`;
+  export --org S FILE   one organization in the reference's export format (tar.gz)
+  import --subdomain S PATH   a new organization from an export (reference format, or a Slack
+                  export; a directory or .tar.gz); run it again to resume an interrupted import`;
 
 type Out = (line: string) => void;
 
@@ -47,6 +52,11 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
         const { messages } = await exportRealm(svc.db, config, realm, need(file, 'FILE'), terminalProgress());
         out(`exported '${realm.string_id}' (${messages} messages) to ${file}`);
       }),
+    import: ([path], values) =>
+      withServices(config, async (svc) => {
+        const realm = await importFrom(svc, need(path, 'PATH'), need(values.subdomain, '--subdomain'), terminalProgress());
+        out(`imported organization ${realm.id} at subdomain '${realm.string_id}'`);
+      }),
     'restore-retention': (_, values) =>
       withServices(config, async (svc) => {
         const realm = await realmNamed(svc, values.org);
@@ -62,14 +72,14 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
   const run = commands[command];
   if (!run) return undefined;
   try {
-    const options = { org: { type: 'string' }, channel: { type: 'string' } } as const;
+    const options = { org: { type: 'string' }, channel: { type: 'string' }, subdomain: { type: 'string' } } as const;
     const { positionals, values } = parseArgs({ args, options, allowPositionals: true, strict: true });
     await run(positionals, values);
     return 0;
   } catch (err) {
-    if (err instanceof BackupError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof BackupError || err instanceof ImportError || err instanceof ApiError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       out(`error: ${(err as Error).message}`);
-      return err instanceof BackupError ? 1 : 2;
+      return (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
     }
     throw err;
   }
