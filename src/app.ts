@@ -50,6 +50,7 @@ import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
 import { WebClient } from './web_client/serve.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerMetricsRoutes } from './metrics/http.ts';
+import { realmExportRoutes, registerExportFileRoutes } from './export/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -87,6 +88,7 @@ export function apiRoutes(): Router {
   uploadRoutes(router);
   realmPlaygroundRoutes(router);
   botRoutes(router);
+  realmExportRoutes(router);
   return router;
 }
 
@@ -119,6 +121,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerUploadFileRoutes(app, svc);
   registerIntegrationRoutes(app, svc);
   registerImageProxyRoutes(app, svc);
+  registerExportFileRoutes(app, svc);
 
   const webClient = new WebClient(svc.config);
   app.setNotFoundHandler((req, reply) => {

@@ -26,6 +26,7 @@ import type { PreviewTables } from '../previews/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { OnboardingTables } from '../onboarding/tables.ts';
 import type { ArchiveTables } from '../retention/tables.ts';
+import type { RealmExportTables } from '../export/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -53,7 +54,8 @@ export interface Database
     PreviewTables,
     AuthTables,
     OnboardingTables,
-    ArchiveTables {}
+    ArchiveTables,
+    RealmExportTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

@@ -44,7 +44,15 @@ export function referenceFlags(bits: number, isPrivate: boolean): number {
   return mask;
 }
 
-export async function exportRealm(db: Db, config: Pick<Config, 'uploadsDir' | 'dataDir'>, realm: Realm, file: string, progress: Progress): Promise<{ messages: number }> {
+/** `publicOnly` (the reference's public data export): no private channels' messages, no direct messages. */
+export async function exportRealm(
+  db: Db,
+  config: Pick<Config, 'uploadsDir' | 'dataDir'>,
+  realm: Realm,
+  file: string,
+  progress: Progress,
+  publicOnly = false,
+): Promise<{ messages: number }> {
   const target = resolve(file);
   const staging = mkdtempSync(join(dirname(target), '.confab-export-'));
   const dirName = `confab-export-${realm.string_id || 'root'}-${realm.id}`;
@@ -53,7 +61,15 @@ export async function exportRealm(db: Db, config: Pick<Config, 'uploadsDir' | 'd
     mkdirSync(dir);
     const data = await realmData(db, realm);
     const clients = new Map<string, number>();
-    const messages = await messageFiles(db, realm, dir, clients, progress);
+    const publicChannels = publicOnly ? (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map((c) => c.id) : null;
+    const messages = await messageFiles(db, realm, dir, clients, progress, publicChannels);
+    if (publicChannels) {
+      const kept = new Set((data.zerver_stream as { id: number }[]).filter((s) => publicChannels.includes(s.id)).map((s) => s.id));
+      data.zerver_stream = (data.zerver_stream as { id: number }[]).filter((s) => kept.has(s.id));
+      const reacted = (await db.selectFrom('messages').select('id').where('realm_id', '=', realm.id).where('channel_id', 'in', [...kept, -1]).execute()).map((m) => m.id);
+      const exported = new Set(reacted);
+      data.zerver_reaction = (data.zerver_reaction as { message: number }[]).filter((r) => exported.has(r.message));
+    }
     // The clients that sent messages, as the reference's zerver_client table.
     data.zerver_client = [...clients].map(([name, id]) => ({ id, name }));
     writeFileSync(join(dir, 'realm.json'), JSON.stringify(data, null, 1));
@@ -158,13 +174,17 @@ async function realmData(db: Db, realm: Realm): Promise<Record<string, unknown[]
 }
 
 /** messages-000001.json, ...: messages in id order with their user_messages; returns how many. */
-async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<string, number>, progress: Progress): Promise<number> {
-  const total = Number((await db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('realm_id', '=', realm.id).executeTakeFirstOrThrow()).n);
+async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<string, number>, progress: Progress, channels: number[] | null): Promise<number> {
+  const inRealm = () => {
+    const q = db.selectFrom('messages').where('realm_id', '=', realm.id);
+    return channels === null ? q : q.where('channel_id', 'in', channels.length > 0 ? channels : [-1]);
+  };
+  const total = Number((await inRealm().select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   progress.stage('messages', total, 'messages');
   let after = 0;
   let fileNo = 0;
   for (;;) {
-    const batch = await db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '>', after).orderBy('id').limit(MESSAGES_PER_FILE).execute();
+    const batch = await inRealm().selectAll().where('id', '>', after).orderBy('id').limit(MESSAGES_PER_FILE).execute();
     if (batch.length === 0 && fileNo > 0) break;
     const ids = batch.map((m) => m.id);
     const ums = ids.length === 0 ? [] : await db.selectFrom('user_messages').selectAll().where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute();
