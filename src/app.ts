@@ -107,15 +107,14 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', refuseLongUrl);
   await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);
+  // Outside the API: no organization, no credentials (health), its own bearer token (metrics).
+  registerMetricsRoutes(app, svc);
+  registerHealthRoutes(app, svc);
   const api = apiRoutes();
   api.install(app, svc);
   // The browser's API: the same endpoints, with the session (docs/DECISIONS.md).
   api.install(app, svc, { prefix: SESSION_API_PREFIX, scheme: 'session' });
   accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session', declaredMethodsOnly: true });
-  await registerBodyParsers(app, 25 * 1024 * 1024);
-  registerMetricsRoutes(app, svc);
-  registerHealthRoutes(app, svc);
-  apiRoutes().install(app, svc);
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
   registerUploadFileRoutes(app, svc);

@@ -22,7 +22,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config.ts';
 import { openDatabase } from '../db/index.ts';
 import { lockDataDir } from '../db/lock.ts';
-import { uploadsRoot } from '../custom_emoji/storage.ts';
+import { uploadsRoot } from '../uploads/storage.ts';
 import { SVC_VERSION } from '../version.ts';
 import type { Progress } from './progress.ts';
 

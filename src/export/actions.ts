@@ -14,7 +14,7 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest, mustBeAdmin } from '../http/errors.ts';
 import { ROLE, isAdmin } from '../users/roles.ts';
 import { realmUrl } from '../realm/queries.ts';
-import { uploadsRoot } from '../custom_emoji/storage.ts';
+import { uploadsRoot } from '../uploads/storage.ts';
 import { silentProgress } from '../backup/progress.ts';
 import { exportRealm } from './export.ts';
 import { EXPORT_TYPE, type RealmExport } from './tables.ts';
@@ -67,7 +67,7 @@ export async function writeExport(svc: Services, realm: Realm, row: RealmExport)
   let done: { path: string | null; failed_at: Date | null };
   try {
     mkdirSync(dirname(file), { recursive: true });
-    await exportRealm(svc.db, svc.config, realm, file, silentProgress(), row.export_type === EXPORT_TYPE.PUBLIC);
+    await exportRealm(svc, realm, file, silentProgress(), row.export_type === EXPORT_TYPE.PUBLIC);
     done = { path, failed_at: null };
   } catch (err) {
     svc.log.error({ err, exportId: row.id }, 'data export failed');

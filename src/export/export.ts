@@ -12,16 +12,16 @@
 // ours, one per user), 2 a channel, 3 a direct-message group (every conversation,
 // as since feature level 327).
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { copyFile, rename } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as tar from 'tar';
-import type { Config } from '../config.ts';
+import type { Services } from '../services.ts';
 import type { Db } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
-import { emojiPath } from '../custom_emoji/storage.ts';
+import { emojiKey } from '../custom_emoji/format.ts';
 import type { Progress } from '../backup/progress.ts';
 
 export const MESSAGES_PER_FILE = 1000;
@@ -46,8 +46,7 @@ export function referenceFlags(bits: number, isPrivate: boolean): number {
 
 /** `publicOnly` (the reference's public data export): no private channels' messages, no direct messages. */
 export async function exportRealm(
-  db: Db,
-  config: Pick<Config, 'uploadsDir' | 'dataDir'>,
+  svc: Pick<Services, 'db' | 'storage'>,
   realm: Realm,
   file: string,
   progress: Progress,
@@ -59,6 +58,7 @@ export async function exportRealm(
   const dir = join(staging, dirName);
   try {
     mkdirSync(dir);
+    const { db } = svc;
     const data = await realmData(db, realm);
     const clients = new Map<string, number>();
     const publicChannels = publicOnly ? (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map((c) => c.id) : null;
@@ -73,7 +73,7 @@ export async function exportRealm(
     // The clients that sent messages, as the reference's zerver_client table.
     data.zerver_client = [...clients].map(([name, id]) => ({ id, name }));
     writeFileSync(join(dir, 'realm.json'), JSON.stringify(data, null, 1));
-    await emojiFiles(db, config, realm, dir);
+    await emojiFiles(svc, realm, dir);
     for (const kind of ['uploads', 'avatars']) {
       mkdirSync(join(dir, kind), { recursive: true });
       writeFileSync(join(dir, kind, 'records.json'), '[]');
@@ -224,17 +224,17 @@ function clientId(clients: Map<string, number>, name: string): number {
 }
 
 /** emoji/records.json and the files, at the reference's paths (<realm>/emoji/images/<file>). */
-async function emojiFiles(db: Db, config: Pick<Config, 'uploadsDir' | 'dataDir'>, realm: Realm, dir: string): Promise<void> {
-  const emoji = await db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
+async function emojiFiles(svc: Pick<Services, 'db' | 'storage'>, realm: Realm, dir: string): Promise<void> {
+  const emoji = await svc.db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
   const records = [];
   for (const e of emoji) {
     for (const fileName of [e.file_name, e.still_file_name]) {
       if (!fileName) continue;
-      const source = emojiPath(config, realm.id, fileName);
-      if (!existsSync(source)) continue;
+      const bytes = await svc.storage.get(emojiKey(realm.id, fileName));
+      if (!bytes) continue;
       const path = `${realm.id}/emoji/images/${fileName}`;
       mkdirSync(dirname(join(dir, 'emoji', path)), { recursive: true });
-      await copyFile(source, join(dir, 'emoji', path));
+      await writeFile(join(dir, 'emoji', path), bytes);
       records.push({ realm_id: realm.id, id: e.id, name: e.name, author: e.author_id, file_name: fileName, path, s3_path: path, deactivated: e.deactivated });
     }
   }

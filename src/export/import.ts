@@ -22,8 +22,8 @@ import { insertChannel } from '../channels/actions.ts';
 import { channelViewer } from '../channels/access.ts';
 import { channelRecipientId, dmRecipientId } from '../messages/recipients.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
-import { writeEmojiFile } from '../custom_emoji/storage.ts';
-import { renderHtml } from '../rendering/index.ts';
+import { emojiKey } from '../custom_emoji/format.ts';
+import { prerenderHtml, renderHtml } from '../rendering/index.ts';
 import type { Progress } from '../backup/progress.ts';
 import { RECIPIENT, REFERENCE_FLAGS } from './export.ts';
 
@@ -98,7 +98,9 @@ export async function importRealm(svc: Services, data: ReferenceExport, subdomai
   }
   const realm = await svc.db.selectFrom('realms').selectAll().where('id', '=', state.realmId).executeTakeFirstOrThrow();
   if (state.step === 'people') {
-    await transact(svc, (tx) => importPeople(svc, tx, realm, data, state!));
+    // Channel descriptions render before the transaction, as every action's do.
+    const html = await prerenderHtml(svc, realm, (data.realm.zerver_stream ?? []).map((s) => String(s.description ?? '')));
+    await transact(svc, (tx) => importPeople(svc, tx, realm, data, state!, html));
     state.step = 'messages';
     save(state);
   }
@@ -150,14 +152,14 @@ async function createOrganization(svc: Services, data: ReferenceExport, subdomai
 
 const emailOf = (u: Row) => String(u.delivery_email || u.email);
 
-async function importPeople(svc: Services, tx: Tx, realm: Realm, data: ReferenceExport, state: State): Promise<void> {
+async function importPeople(svc: Services, tx: Tx, realm: Realm, data: ReferenceExport, state: State, html: (text: string) => string): Promise<void> {
   const roles = new Set<number>(Object.values(ROLE));
   for (const u of data.realm.zerver_userprofile ?? []) {
     if (state.users[u.id] === undefined) {
       const user = await insertUser(tx, svc, realm, {
         email: emailOf(u),
         fullName: String(u.full_name),
-        password: null,
+        passwordHash: null,
         role: (roles.has(u.role) ? u.role : ROLE.MEMBER) as Role,
         isBot: u.is_bot === true,
         botType: u.is_bot ? (u.bot_type ?? 1) : null,
@@ -179,7 +181,7 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
   const owner = (await tx.selectFrom('users').selectAll().where('id', '=', state.ownerId).executeTakeFirstOrThrow()) as User;
   const viewer = await channelViewer(tx, realm, owner);
   for (const s of data.realm.zerver_stream ?? []) {
-    const channel = await insertChannel(svc, tx, viewer, String(s.name), String(s.description ?? ''), {
+    const channel = await insertChannel(html, tx, viewer, String(s.name), String(s.description ?? ''), {
       invite_only: s.invite_only === true,
       history_public_to_subscribers: s.history_public_to_subscribers ?? null,
       message_retention_days: s.message_retention_days ?? null,
@@ -201,7 +203,7 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
   for (const e of data.realm.zerver_realmemoji ?? []) {
     const record = data.emojiRecords.find((r) => r.file_name === e.file_name);
     if (!record) continue;
-    await writeEmojiFile(svc.config, realm.id, e.file_name, data.readEmoji(record.path));
+    await svc.storage.put(emojiKey(realm.id, e.file_name), data.readEmoji(record.path));
     const row = await tx
       .insertInto('realm_emoji')
       .values({ realm_id: realm.id, name: e.name, author_id: state.users[e.author] ?? null, file_name: e.file_name, still_file_name: e.still_file_name ?? null, deactivated: e.deactivated === true, date_created: new Date() })

@@ -9,7 +9,7 @@ import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { mustBeAdmin } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
-import { uploadsRoot } from '../custom_emoji/storage.ts';
+import { uploadsRoot } from '../uploads/storage.ts';
 import { deleteExport, listExports, requestExport } from './actions.ts';
 import { EXPORT_TYPE } from './tables.ts';
 

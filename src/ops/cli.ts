@@ -49,7 +49,7 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
     export: ([file], values) =>
       withServices(config, async (svc) => {
         const realm = await realmNamed(svc, values.org);
-        const { messages } = await exportRealm(svc.db, config, realm, need(file, 'FILE'), terminalProgress());
+        const { messages } = await exportRealm(svc, realm, need(file, 'FILE'), terminalProgress());
         out(`exported '${realm.string_id}' (${messages} messages) to ${file}`);
       }),
     import: ([path], values) =>
@@ -96,7 +96,7 @@ async function withServices(config: Config, work: (svc: Services) => Promise<voi
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     await migrateToLatest(database.db);
-    await work(buildServices(config, database, pino({ level: 'warn' })));
+    await work(await buildServices(config, database, pino({ level: 'warn' })));
   } finally {
     await database.close();
   }

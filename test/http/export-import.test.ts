@@ -29,7 +29,7 @@ after(async () => {
 async function exported(subdomain: string): Promise<string> {
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', subdomain).executeTakeFirstOrThrow();
   const file = join(scratchDir(), 'export.tar.gz');
-  await exportRealm(server.svc.db, server.config, realm, file, silentProgress());
+  await exportRealm(server.svc, realm, file, silentProgress());
   const out = scratchDir();
   await tar.x({ file, cwd: out });
   const [dir] = readdirSync(out);
@@ -131,7 +131,7 @@ test('an organization exported here imports as a new one with the same content',
   const [owner] = await ownersOn(server, populated);
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
   const file = join(scratchDir(), 'export.tar.gz');
-  await exportRealm(server.svc.db, server.config, realm, file, silentProgress());
+  await exportRealm(server.svc, realm, file, silentProgress());
   const imported = await importFrom(server.svc, file, 'copied', silentProgress());
   assert.equal(imported.string_id, 'copied');
   const copy = await clientIn('copied', owner.email!);

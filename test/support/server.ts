@@ -152,6 +152,8 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     passwordHash: { memoryCost: 1024, timeCost: 1 },
     // Most test files count channels and messages from zero; onboarding.test.ts turns it on.
     onboarding: false,
+    // Tests run retention passes themselves, at the times they choose.
+    retention: { ...base.retention, intervalMs: 0 },
     rateLimit: { ...base.rateLimit, perUser: 100_000, perIp: 100_000 },
     logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
     ...overrides,
