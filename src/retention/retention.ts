@@ -6,17 +6,25 @@
 // and the channels that follow the organization's default; a channel's own
 // value overrides it; -1 keeps forever. Only one pass runs at a time across
 // processes (a PostgreSQL advisory lock; PGlite has one process).
+//
+// Uploads: a file whose last linking message expires leaves the live tables
+// with it (its owner gets `attachment` remove) and is archived in the same
+// transaction; its bytes stay in storage until that archive is forgotten, so a
+// restore within the grace period gives back a working file.
 
 import { sql, type RawBuilder } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from '../messages/tables.ts';
-import type { Executor } from '../db/schema.ts';
-import { transact, type Tx } from '../db/transact.ts';
+import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { deleteMessages } from '../messages/delete.ts';
 import { intArray } from '../messages/state-support.ts';
+import { attachmentKeys } from '../uploads/actions.ts';
+import { notifyAttachment } from '../uploads/events.ts';
+import { formatAttachment } from '../uploads/queries.ts';
+import type { Attachment } from '../uploads/tables.ts';
 import { ARCHIVE_KIND } from './tables.ts';
 
 export const UNLIMITED = -1;
@@ -24,7 +32,7 @@ export const UNLIMITED = -1;
 export const BATCH_SIZE = 1000;
 const DAY_MS = 86_400_000;
 /** The tables whose rows hang off a message and go (and come back) with it. */
-const MESSAGE_ROWS = ['user_messages', 'reactions'] as const;
+const MESSAGE_ROWS = ['user_messages', 'reactions', 'attachment_messages'] as const;
 
 export interface PassOptions {
   now?: Date;
@@ -51,7 +59,7 @@ export async function runRetentionPass(svc: Services, opts: PassOptions = {}): P
       if (realmDays !== UNLIMITED) archived += await archiveExpired(svc, realm, null, cutoff(now, realmDays), batchSize);
     }
     svc.metrics.retentionDeleted.inc(archived);
-    const vacuumed = await vacuum(svc.db, new Date(now.getTime() - svc.config.retention.vacuumDays * DAY_MS));
+    const vacuumed = await vacuum(svc, new Date(now.getTime() - svc.config.retention.vacuumDays * DAY_MS));
     if (archived > 0 || vacuumed > 0) svc.log.info({ archived, vacuumed }, 'retention pass');
     return { archived, vacuumed };
   });
@@ -73,9 +81,12 @@ async function archiveExpired(svc: Services, realm: Realm, channel: Channel | nu
       q = channel ? q.where('channel_id', '=', channel.id) : q.where('channel_id', 'is', null);
       const batch = (await q.orderBy('id').limit(batchSize).forUpdate().skipLocked().execute()) as Message[];
       if (batch.length === 0) return 0;
-      await archiveRows(tx, realm.id, ARCHIVE_KIND.RETENTION, batch.map((m) => m.id));
+      const ids = batch.map((m) => m.id);
+      const archive = await archiveRows(tx, realm.id, ARCHIVE_KIND.RETENTION, ids);
+      const linked = (await tx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', '=', sql<number>`any(${intArray(ids)})`).execute()).map((r) => r.attachment_id);
       // Each delete_message event names one topic, as a user's delete does.
       for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(tx, emit, realm, group, channel, null);
+      await archiveOrphanedFiles(tx, emit, realm.id, archive, linked);
       return batch.length;
     });
     total += count;
@@ -97,6 +108,26 @@ export async function archiveRows(tx: Tx, realmId: number, kind: number, ids: nu
   return id;
 }
 
+/** Files among `candidates` that no message links any more: archived, then removed from the live tables. */
+async function archiveOrphanedFiles(tx: Tx, emit: Emit, realmId: number, transactionId: number, candidates: number[]): Promise<void> {
+  if (candidates.length === 0) return;
+  const orphans = await tx
+    .selectFrom('attachments as a')
+    .selectAll('a')
+    .where('a.realm_id', '=', realmId)
+    .where('a.id', '=', sql<number>`any(${intArray(candidates)})`)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))))
+    .execute();
+  if (orphans.length === 0) return;
+  const ids = orphans.map((a) => a.id);
+  await sql`insert into archived_attachments (realm_id, transaction_id, attachment_id, data)
+    select realm_id, ${transactionId}, id, to_jsonb(a) from attachments a where realm_id = ${realmId} and id = any(${intArray(ids)})
+    on conflict (attachment_id) do update set transaction_id = excluded.transaction_id, data = excluded.data`.execute(tx);
+  await tx.deleteFrom('attachments').where('realm_id', '=', realmId).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  // The owner's uploads list and quota change, as when they delete a file.
+  for (const a of orphans) await notifyAttachment(tx, emit, realmId, a.owner_id, 'remove', { id: a.id });
+}
+
 function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
   const groups = new Map<string, T[]>();
   for (const item of items) {
@@ -106,14 +137,24 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
   return [...groups.values()];
 }
 
-/** Forgets archives made before `before`, a hundred transactions at a time. */
-async function vacuum(db: Executor, before: Date): Promise<number> {
+/** Forgets archives made before `before`, a hundred transactions at a time; their files' bytes go after each commit. */
+async function vacuum(svc: Services, before: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const ids = (await db.selectFrom('archive_transactions').select('id').where('created_at', '<', before).orderBy('id').limit(100).execute()).map((r) => r.id);
-    if (ids.length === 0) return total;
-    await db.deleteFrom('archive_transactions').where('id', 'in', ids).execute();
-    total += ids.length;
+    const files = await svc.db.transaction().execute(async (tx) => {
+      const ids = (await tx.selectFrom('archive_transactions').select('id').where('created_at', '<', before).orderBy('id').limit(100).execute()).map((r) => r.id);
+      if (ids.length === 0) return null;
+      const archived = await tx.selectFrom('archived_attachments').select('data').where('transaction_id', 'in', ids).execute();
+      await tx.deleteFrom('archive_transactions').where('id', 'in', ids).execute();
+      total += ids.length;
+      const rows = archived.map((a) => a.data as Attachment);
+      // A path in use again (never, today: restored rows leave the archive) keeps its bytes.
+      const live = rows.length === 0 ? [] : await tx.selectFrom('attachments').select('path_id').where('path_id', 'in', rows.map((r) => r.path_id)).execute();
+      const keep = new Set(live.map((r) => r.path_id));
+      return rows.filter((r) => !keep.has(r.path_id));
+    });
+    if (files === null) return total;
+    for (const row of files) for (const key of attachmentKeys(row)) await svc.storage.delete(key);
   }
 }
 
@@ -133,11 +174,16 @@ export async function restoreArchived(svc: Services, realm: Realm, channelId?: n
   if (channelId !== undefined) q = q.innerJoin('archived_messages as a', 'a.transaction_id', 't.id').where('a.channel_id', '=', channelId);
   let restored = 0;
   for (const { id } of await q.orderBy('t.id').execute()) {
-    restored += await transact(svc, async (tx) => {
+    restored += await transact(svc, async (tx, emit) => {
       const n = await restoreRows(tx, 'messages', sql`select data from archived_messages where transaction_id = ${id}`);
+      const files = await restoreFiles(tx, realm.id, id);
       for (const table of MESSAGE_ROWS) {
-        await restoreRows(tx, table, sql`select data from archived_message_rows where transaction_id = ${id} and table_name = ${table}`);
+        // A link comes back only with its file (one archived and forgotten before stays away).
+        const linkable = table === 'attachment_messages' ? sql`and exists (select 1 from attachments a where a.id = (r.data->>'attachment_id')::int)` : sql``;
+        await restoreRows(tx, table, sql`select data from archived_message_rows r where transaction_id = ${id} and table_name = ${table} ${linkable}`);
       }
+      // Told once their links are back, so the `messages` they list are right.
+      for (const row of files) await notifyAttachment(tx, emit, realm.id, row.owner_id, 'add', await formatAttachment(tx, row));
       await tx.deleteFrom('archived_messages').where('transaction_id', '=', id).execute();
       await tx.deleteFrom('archived_message_rows').where('transaction_id', '=', id).execute();
       await tx.updateTable('archive_transactions').set({ restored: true }).where('id', '=', id).execute();
@@ -145,6 +191,21 @@ export async function restoreArchived(svc: Services, realm: Realm, channelId?: n
     });
   }
   return restored;
+}
+
+/**
+ * Brings back the archived files this archive transaction links (wherever they
+ * were archived: a later batch may have taken a file's last link) and those it
+ * archived itself. The caller tells their owners (`attachment` add).
+ */
+async function restoreFiles(tx: Tx, realmId: number, transactionId: number): Promise<Attachment[]> {
+  const source = sql`select data from archived_attachments where realm_id = ${realmId} and (transaction_id = ${transactionId} or attachment_id in
+    (select (data->>'attachment_id')::int from archived_message_rows where transaction_id = ${transactionId} and table_name = 'attachment_messages'))`;
+  const ids = (await sql<{ id: number }>`select (data->>'id')::int as id from (${source}) s`.execute(tx)).rows.map((r) => r.id);
+  if (ids.length === 0) return [];
+  await restoreRows(tx, 'attachments', source);
+  await tx.deleteFrom('archived_attachments').where('attachment_id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  return tx.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
 }
 
 /** Inserts rows kept as JSON back into `table`, every stored column (generated ones are computed again). */

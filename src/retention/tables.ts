@@ -27,8 +27,17 @@ export interface ArchivedMessageRowTable {
   data: unknown;
 }
 
+/** An upload's row, archived when the retention policy deleted the last message linking it. */
+export interface ArchivedAttachmentTable {
+  realm_id: number;
+  transaction_id: number;
+  attachment_id: number;
+  data: unknown;
+}
+
 export interface ArchiveTables {
   archive_transactions: ArchiveTransactionTable;
   archived_messages: ArchivedMessageTable;
   archived_message_rows: ArchivedMessageRowTable;
+  archived_attachments: ArchivedAttachmentTable;
 }

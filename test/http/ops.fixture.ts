@@ -36,15 +36,28 @@ export function ok(res: { status: number; body: any }): any {
 export const GIF = Buffer.from('R0lGODlhAQABAIAAAP8AAAAA/yH5BAQKAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
 export async function uploadEmoji(client: Client, name: string, data: Buffer = GIF): Promise<void> {
+  const res = await postFile(client, `/realm/emoji/${name}`, 'e.gif', 'image/gif', data);
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+/** POST /user_uploads: the file's /user_uploads/... path. */
+export async function uploadFile(client: Client, filename: string, data: Buffer, contentType = 'text/plain'): Promise<string> {
+  const res = await postFile(client, '/user_uploads', filename, contentType, data);
+  assert.equal(res.statusCode, 200, res.body);
+  return JSON.parse(res.body).url;
+}
+
+/** One file as multipart/form-data to an API endpoint. */
+async function postFile(client: Client, path: string, filename: string, contentType: string, data: Buffer) {
   const boundary = `----confab${randomBytes(6).toString('hex')}`;
   const payload = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="e.gif"\r\nContent-Type: image/gif\r\n\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${contentType}\r\n\r\n`),
     data,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  const res = await client.server.app.inject({
+  return client.server.app.inject({
     method: 'POST',
-    url: `/api/v1/realm/emoji/${name}`,
+    url: `/api/v1${path}`,
     payload,
     headers: {
       'content-type': `multipart/form-data; boundary=${boundary}`,
@@ -52,7 +65,6 @@ export async function uploadEmoji(client: Client, name: string, data: Buffer = G
       ...(client.host ? { host: client.host } : {}),
     },
   });
-  assert.equal(res.statusCode, 200, res.body);
 }
 
 export interface Populated {

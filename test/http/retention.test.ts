@@ -9,7 +9,7 @@ import pg from 'pg';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { restoreArchived, runRetentionPass } from '../../src/retention/retention.ts';
-import { ok } from './ops.fixture.ts';
+import { ok, uploadFile } from './ops.fixture.ts';
 
 const DAY = 86_400_000;
 let server: TestServer;
@@ -114,6 +114,57 @@ test('archives older than the grace period are forgotten and cannot be restored'
   assert.equal(await restoreArchived(server.svc, realm), 0);
   assert.equal(await exists(id), false);
   assert.equal((await server.svc.db.selectFrom('archived_messages').select('message_id').execute()).length, 0);
+});
+
+/** GET /user_uploads/...: the status and, when 200, the text. */
+async function download(client: Client, url: string): Promise<{ status: number; text: string }> {
+  const authorization = `Basic ${Buffer.from(`${client.email}:${client.apiKey}`).toString('base64')}`;
+  const res = await server.app.inject({ method: 'GET', url, headers: { authorization } });
+  return { status: res.statusCode, text: res.body };
+}
+
+test('files only expired messages link go with them, come back on restore, and leave storage with the archive', async () => {
+  const lonely = await uploadFile(server.owner, 'lonely.txt', Buffer.from('only in an expired message'));
+  const shared = await uploadFile(server.owner, 'shared.txt', Buffer.from('also in a kept message'));
+  const pathOf = (url: string) => url.replace(/^\/user_uploads\//, '');
+  const names = async () => ok(await server.owner.get('/attachments')).attachments.map((a: any) => a.name).sort();
+  const expired = await sendAged({ ...inChannel('five days'), content: `[a](${lonely}) [b](${shared})` }, 10);
+  const kept = await sendAged({ ...inChannel('five days'), content: `[b](${shared})` }, 1);
+  const lonelyId = ok(await server.owner.get('/attachments')).attachments.find((a: any) => a.name === 'lonely.txt').id;
+  const viewer = await registerViewer(server, server.owner);
+  const queue = ok(await server.owner.post('/register', { event_types: ['attachment'] }));
+  const events = async () =>
+    ok(await server.owner.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events.filter((e: any) => e.type === 'attachment');
+
+  assert.equal((await runRetentionPass(server.svc))!.archived, 1);
+  assert.equal(await exists(expired), false);
+  assert.deepEqual(await names(), ['shared.txt'], 'the file no message links is gone; the shared one stays');
+  const removed = await events();
+  assert.deepEqual(removed.map((e: any) => [e.op, e.attachment.id]), [['remove', lonelyId]]);
+  assert.equal(removed[0].upload_space_used, Buffer.byteLength('also in a kept message'));
+  assert.notEqual((await download(server.owner, lonely)).status, 200);
+  assert.ok(await server.svc.storage.get(`files/${pathOf(lonely)}`), 'the bytes stay for the grace period');
+  await expectStateInSync(server, viewer, 'after files were archived');
+
+  const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
+  assert.equal(await restoreArchived(server.svc, realm, ids.short), 1);
+  assert.deepEqual(await names(), ['lonely.txt', 'shared.txt']);
+  assert.deepEqual(await download(server.owner, lonely), { status: 200, text: 'only in an expired message' });
+  const back = ok(await server.owner.get('/attachments')).attachments.find((a: any) => a.name === 'lonely.txt');
+  assert.deepEqual(back.messages.map((m: any) => m.id), [expired]);
+  const added = (await events()).slice(1);
+  // (No state check here: a restore sends no message events, as the reference's.)
+  assert.deepEqual(added.map((e: any) => [e.op, e.attachment.id]), [['add', lonelyId]]);
+
+  // Expired again, and the archive forgotten: rows and bytes are gone for good.
+  const later = new Date(Date.now() + 31 * DAY);
+  assert.ok((await runRetentionPass(server.svc))!.archived >= 1);
+  assert.ok((await runRetentionPass(server.svc, { now: later }))!.vacuumed >= 1);
+  assert.equal(await server.svc.storage.get(`files/${pathOf(lonely)}`), null);
+  assert.equal(await server.svc.storage.get(`files/${pathOf(shared)}`), null);
+  assert.deepEqual(await names(), []);
+  assert.equal(await restoreArchived(server.svc, realm), 0);
+  assert.equal(await exists(kept), false);
 });
 
 test('one pass at a time', async () => {

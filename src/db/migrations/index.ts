@@ -20,6 +20,7 @@ import * as welcomeBot from './0101_welcome_bot.ts';
 import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
 import * as archive from './0190_archive.ts';
+import * as archivedAttachments from './0192_archived_attachments.ts';
 import * as realmExports from './0191_realm_exports.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 import * as submessages from './0140_submessages.ts';
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '0180_server_secrets': serverSecrets,
   '0190_archive': archive,
   '0191_realm_exports': realmExports,
+  '0192_archived_attachments': archivedAttachments,
 };
