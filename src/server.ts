@@ -25,7 +25,7 @@ import { loadImageProxyKey } from './previews/secret.ts';
 import { outboxDir, outboxMailer } from './email/mailer.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startRetention } from './retention/retention.ts';
-import { schedulerBacklog } from './metrics/backlogs.ts';
+import { jobBacklog, schedulerBacklog } from './metrics/backlogs.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -105,6 +105,7 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     renderQueue: () => markdown.queued,
     dbPool: database.poolStats,
     schedulerBacklog: () => schedulerBacklog(database.db, new Date()),
+    jobBacklog: () => jobBacklog(database.db, new Date(), Object.keys(JOB_KINDS)),
   });
   return {
     config,

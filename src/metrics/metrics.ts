@@ -14,6 +14,8 @@ export interface MetricSources {
   dbPool?: () => { total: number; idle: number; waiting: number } | undefined;
   /** Scheduled messages and reminders due and not yet delivered. */
   schedulerBacklog?: () => Promise<number>;
+  /** The job table by kind (one of ours, or "other") and state. */
+  jobBacklog?: () => Promise<{ kind: string; state: string; count: number }[]>;
 }
 
 const SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -64,6 +66,18 @@ export class Metrics {
     this.#gauge('confab_event_parked_polls', 'Long-polls waiting for an event', () => sources().queues?.().parked);
     this.#gauge('confab_render_queue', 'Renders waiting for a worker', () => sources().renderQueue?.());
     this.#gauge('confab_scheduler_backlog', 'Scheduled messages and reminders due and not yet delivered', () => sources().schedulerBacklog?.());
+    new Gauge({
+      name: 'confab_job_backlog',
+      help: 'Jobs in the job table by kind and state (due, waiting to retry, running, failed)',
+      labelNames: ['kind', 'state'] as const,
+      registers: [this.registry],
+      async collect() {
+        const rows = await sources().jobBacklog?.();
+        if (!rows) return;
+        this.reset();
+        for (const r of rows) this.set({ kind: r.kind, state: r.state }, r.count);
+      },
+    });
     new Gauge({
       name: 'confab_db_pool_connections',
       help: 'Database pool connections by state (PostgreSQL only)',

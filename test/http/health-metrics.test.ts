@@ -10,7 +10,8 @@ let server: TestServer;
 let channelId: number;
 before(async () => {
   // A low per-address limit: health checks must never meet it.
-  server = await startTestServer({ metricsToken: TOKEN, schedulerIntervalMs: 3_600_000, rateLimit: { perUser: 100_000, perIp: 5, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 } });
+  // The scheduler and the job worker stay idle: the backlog tests set their tables by hand.
+  server = await startTestServer({ metricsToken: TOKEN, schedulerIntervalMs: 3_600_000, jobIntervalMs: 3_600_000, rateLimit: { perUser: 100_000, perIp: 5, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 } });
   channelId = (await server.owner.post('/channels/create', { name: 'ops', subscribers: [server.owner.id] })).body.id;
 });
 after(() => server.close());
@@ -140,10 +141,11 @@ test('queues and parked polls are gauges of the queue registry', async () => {
   assert.ok(queues >= 1);
   assert.equal(sample(before, 'confab_event_parked_polls'), 0);
   const poll = user.get('/events', { queue_id: reg.body.queue_id, last_event_id: reg.body.last_event_id });
+  // However slow the machine, the poll parks eventually (the wait is generous, not a timing assertion).
   let parked = 0;
-  for (let i = 0; i < 200 && parked === 0; i++) {
+  for (let i = 0; i < 6000 && parked === 0; i++) {
     parked = sample((await scrape()).body, 'confab_event_parked_polls')!;
-    if (parked === 0) await new Promise((r) => setImmediate(r));
+    if (parked === 0) await new Promise((r) => setTimeout(r, 20));
   }
   assert.equal(parked, 1);
   await server.owner.post('/messages', { type: 'direct', to: JSON.stringify([user.id]), content: 'wake up' });
@@ -159,6 +161,77 @@ test('the scheduler backlog counts due, undelivered scheduled messages', async (
   assert.equal(sample((await scrape()).body, 'confab_scheduler_backlog'), 0);
   await server.svc.db.updateTable('scheduled_messages').set({ scheduled_at: new Date(Date.now() - 1000) }).where('id', '=', res.body.scheduled_message_id).execute();
   assert.equal(sample((await scrape()).body, 'confab_scheduler_backlog'), 1);
+});
+
+test('the job backlog counts the job table by kind and state, unknown kinds as "other"', async () => {
+  const job = (kind: string, extra: Record<string, unknown>) => ({ realm_id: null, kind, payload: JSON.stringify({ private: 'payload words' }), ...extra });
+  const past = new Date(Date.now() - 60_000);
+  const future = new Date(Date.now() + 3_600_000);
+  await server.svc.db
+    .insertInto('jobs')
+    .values([
+      job('outgoing_webhook', { run_after: past }),
+      job('outgoing_webhook', { run_after: past }),
+      job('outgoing_webhook', { run_after: future }),
+      job('embed_links', { run_after: past, locked_until: future }),
+      job('embed_links', { run_after: past, failed_at: past }),
+      job('someone@example.com', { run_after: past }),
+    ] as any)
+    .execute();
+  try {
+    const text = (await scrape()).body as string;
+    const backlog = (kind: string, state: string) => sample(text, 'confab_job_backlog', `kind="${kind}",state="${state}"`);
+    assert.equal(backlog('outgoing_webhook', 'due'), 2);
+    assert.equal(backlog('outgoing_webhook', 'waiting'), 1);
+    assert.equal(backlog('outgoing_webhook', 'failed'), 0);
+    assert.equal(backlog('embed_links', 'running'), 1);
+    assert.equal(backlog('embed_links', 'failed'), 1);
+    assert.equal(backlog('other', 'due'), 1);
+    assert.ok(!text.includes('someone@example.com') && !text.includes('payload words'));
+  } finally {
+    await server.svc.db.deleteFrom('jobs').execute();
+  }
+  assert.equal(sample((await scrape()).body, 'confab_job_backlog', 'kind="outgoing_webhook",state="due"'), 0);
+});
+
+test('the render queue gauge counts renders waiting for a worker', async () => {
+  const marker = 'held-render-for-the-queue-gauge';
+  const hold = server.svc.markdown.hold((content) => content.includes(marker));
+  // One author's renders never take every worker, so five of them always leave some waiting.
+  const renders = [1, 2, 3, 4, 5].map((i) => server.svc.markdown.render(`${marker} ${i}`, {}, 'one-author'));
+  try {
+    await hold.reached;
+    assert.ok(sample((await scrape()).body, 'confab_render_queue')! >= 1);
+  } finally {
+    hold.release();
+    await Promise.all(renders);
+  }
+  assert.equal(sample((await scrape()).body, 'confab_render_queue'), 0);
+});
+
+test('every metric the operators were promised is exported', async () => {
+  const text = (await scrape()).body as string;
+  const names = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+  for (const name of [
+    'confab_http_requests_total',
+    'confab_http_request_duration_seconds',
+    'confab_event_queues',
+    'confab_event_parked_polls',
+    'confab_event_delivery_seconds',
+    'confab_render_duration_seconds',
+    'confab_render_queue',
+    'confab_db_pool_connections',
+    'confab_db_transaction_duration_seconds',
+    'confab_scheduler_backlog',
+    'confab_job_backlog',
+    'confab_retention_messages_archived_total',
+  ]) {
+    assert.ok(names.has(name), name);
+  }
+  // Names are fixed words (process metrics carry percentiles like p50), never ids or addresses.
+  for (const name of names) assert.match(name, /^confab_[a-z][a-z0-9_]*$/);
+  const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((m) => m[1]);
+  assert.ok(labelValues.every((v) => !v.includes('@')), 'no addresses in label values');
 });
 
 test('database pool gauges on PostgreSQL', { skip: process.env.CONFAB_TEST_DB !== 'postgres' }, async () => {
