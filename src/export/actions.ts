@@ -4,6 +4,7 @@
 // change through `realm_export` events carrying the whole list.
 
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Services } from '../services.ts';
@@ -14,9 +15,11 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest, mustBeAdmin } from '../http/errors.ts';
 import { ROLE, isAdmin } from '../users/roles.ts';
 import { realmUrl } from '../realm/queries.ts';
+import { activeAdministratorIds } from '../users/queries.ts';
 import { uploadsRoot } from '../uploads/storage.ts';
 import { silentProgress } from '../backup/progress.ts';
-import { exportRealm } from './export.ts';
+import { EMAIL_ADDRESS_VISIBILITY, emailAddressVisibility } from '../users/settings.ts';
+import { consentingUserIds, exportRealm } from './export.ts';
 import { EXPORT_TYPE, type RealmExport } from './tables.ts';
 
 const epoch = (d: Date | null) => (d === null ? null : d.getTime() / 1000);
@@ -42,8 +45,34 @@ export async function listExports(svc: Pick<Services, 'config'>, db: Executor, r
 
 /** Tells the organization's administrators the whole list, as the reference does. */
 async function emitExports(svc: Services, tx: Tx, emit: Emit, realm: Realm): Promise<void> {
-  const admins = await tx.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('role', '<=', ROLE.ADMINISTRATOR).execute();
-  emit(realm.id, { type: 'realm_export', exports: await listExports(svc, tx, realm) }, admins.map((a) => a.id));
+  emit(realm.id, { type: 'realm_export', exports: await listExports(svc, tx, realm) }, await activeAdministratorIds(tx, realm.id));
+}
+
+/** The reference's limit: exports an organization may request in seven days (failed and deleted ones count). */
+export const EXPORTS_PER_WEEK = 5;
+/** A pending export older than this was lost with its process (exports run in the requesting process). */
+const ABANDONED_AFTER_MS = 24 * 3600_000;
+const DAY_MS = 24 * 3600_000;
+
+/** The reference's check that an export is usable: an owner whose data it can carry. */
+async function checkUsable(tx: Tx, realm: Realm, exportType: number): Promise<void> {
+  const owners = await tx.selectFrom('users').select(['id', 'settings']).where('realm_id', '=', realm.id).where('is_active', '=', true).where('is_bot', '=', false).where('role', '=', ROLE.OWNER).execute();
+  if (exportType === EXPORT_TYPE.STANDARD) {
+    const consenting = new Set(await consentingUserIds(tx, realm.id));
+    if (!owners.some((o) => consenting.has(o.id))) {
+      throw badRequest("Make sure at least one Organization Owner is consenting to the export or contact your server's administrator for help.");
+    }
+  } else if (owners.every((o) => emailAddressVisibility(o.settings) === EMAIL_ADDRESS_VISIBILITY.NOBODY)) {
+    throw badRequest("Make sure at least one Organization Owner allows other Administrators to see their email address or contact your server's administrator for help");
+  }
+}
+
+/** GET /export/realm/consents: each active person's `allow_private_data_export`. */
+export async function exportConsents(svc: Pick<Services, 'db'>, realm: Realm, actor: User): Promise<{ user_id: number; consented: boolean }[]> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  const consenting = new Set(await consentingUserIds(svc.db, realm.id));
+  const people = await svc.db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('is_bot', '=', false).orderBy('id').execute();
+  return people.map((u) => ({ user_id: u.id, consented: consenting.has(u.id) }));
 }
 
 /** POST /export/realm: records the request and starts writing the export; returns its id. */
@@ -51,6 +80,22 @@ export async function requestExport(svc: Services, realm: Realm, actor: User, ex
   if (!isAdmin(actor)) throw mustBeAdmin();
   if (exportType !== EXPORT_TYPE.PUBLIC && exportType !== EXPORT_TYPE.STANDARD) throw badRequest('Invalid export_type');
   const row = await transact(svc, async (tx, emit) => {
+    // Requests of one organization take turns, so that two together cannot pass the limits.
+    await sql`select id from realms where id = ${realm.id} for update`.execute(tx);
+    const now = Date.now();
+    await tx
+      .updateTable('realm_exports')
+      .set({ failed_at: new Date(now) })
+      .where('realm_id', '=', realm.id)
+      .where('path', 'is', null)
+      .where('failed_at', 'is', null)
+      .where('deleted_at', 'is', null)
+      .where('created_at', '<', new Date(now - ABANDONED_AFTER_MS))
+      .execute();
+    const recent = await tx.selectFrom('realm_exports').select(['id', 'path', 'failed_at', 'deleted_at']).where('realm_id', '=', realm.id).where('created_at', '>=', new Date(now - 7 * DAY_MS)).execute();
+    if (recent.length >= EXPORTS_PER_WEEK) throw badRequest('Exceeded rate limit.');
+    if (recent.some((e) => e.path === null && e.failed_at === null && e.deleted_at === null)) throw badRequest('An export is already in progress.');
+    await checkUsable(tx, realm, exportType);
     const inserted = await tx.insertInto('realm_exports').values({ realm_id: realm.id, acting_user_id: actor.id, export_type: exportType, path: null, failed_at: null, deleted_at: null }).returningAll().executeTakeFirstOrThrow();
     await emitExports(svc, tx, emit, realm);
     return inserted;
@@ -67,7 +112,7 @@ export async function writeExport(svc: Services, realm: Realm, row: RealmExport)
   let done: { path: string | null; failed_at: Date | null };
   try {
     mkdirSync(dirname(file), { recursive: true });
-    await exportRealm(svc, realm, file, silentProgress(), row.export_type === EXPORT_TYPE.PUBLIC);
+    await exportRealm(svc, realm, file, silentProgress(), row.export_type === EXPORT_TYPE.PUBLIC ? 'public' : 'consent');
     done = { path, failed_at: null };
   } catch (err) {
     svc.log.error({ err, exportId: row.id }, 'data export failed');

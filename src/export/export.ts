@@ -16,11 +16,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as tar from 'tar';
+import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Db } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
+import { intArray } from '../db/ids.ts';
+import { userSettings } from '../users/settings.ts';
 import { emojiKey } from '../custom_emoji/format.ts';
 import type { Progress } from '../backup/progress.ts';
 
@@ -44,13 +47,64 @@ export function referenceFlags(bits: number, isPrivate: boolean): number {
   return mask;
 }
 
-/** `publicOnly` (the reference's public data export): no private channels' messages, no direct messages. */
+/**
+ * What an export holds. `full`: everything (the manage command). `public`
+ * (the reference's public data export): public channels only, no direct
+ * messages. `consent` (the API's standard export, the reference's "full with
+ * consent"): public channels, plus the private channels and direct messages
+ * of users who allow it (`allow_private_data_export`); personal message data
+ * (flags) of those users only.
+ */
+export type ExportKind = 'full' | 'public' | 'consent';
+
+/** Who consented to their private data being exported: active people with `allow_private_data_export`. */
+export async function consentingUserIds(db: Db, realmId: number): Promise<number[]> {
+  const people = await db.selectFrom('users').select(['id', 'settings', 'timezone']).where('realm_id', '=', realmId).where('is_active', '=', true).where('is_bot', '=', false).execute();
+  return people.filter((u) => userSettings(u).allow_private_data_export === true).map((u) => u.id);
+}
+
+interface Scope {
+  /** Channels whose messages are exported (null: all). */
+  channels: number[] | null;
+  /** Direct-message recipients whose messages are exported (null: all). */
+  directRecipients: number[] | null;
+  /** Users whose user_messages (flags) are exported (null: all). */
+  flagsOf: Set<number> | null;
+}
+
+async function scopeOf(db: Db, realm: Realm, kind: ExportKind): Promise<Scope> {
+  if (kind === 'full') return { channels: null, directRecipients: null, flagsOf: null };
+  const publicChannels = (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map((c) => c.id);
+  if (kind === 'public') return { channels: publicChannels, directRecipients: [], flagsOf: null };
+  const consenting = await consentingUserIds(db, realm.id);
+  const ids = consenting.length > 0 ? consenting : [-1];
+  // Private channels a consenting user is subscribed to now (a past subscription is not access).
+  const privateChannels = await db
+    .selectFrom('subscriptions as s')
+    .innerJoin('channels as c', 'c.id', 's.channel_id')
+    .select('c.id')
+    .distinct()
+    .where('s.realm_id', '=', realm.id)
+    .where('s.active', '=', true)
+    .where('c.invite_only', '=', true)
+    .where('s.user_id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
+  const direct = await db
+    .selectFrom('recipients')
+    .select('id')
+    .where('realm_id', '=', realm.id)
+    .where('dm_user_ids', 'is not', null)
+    .where(sql<boolean>`dm_user_ids && ${intArray(ids)}`)
+    .execute();
+  return { channels: [...publicChannels, ...privateChannels.map((c) => c.id)], directRecipients: direct.map((r) => r.id), flagsOf: new Set(consenting) };
+}
+
 export async function exportRealm(
   svc: Pick<Services, 'db' | 'storage'>,
   realm: Realm,
   file: string,
   progress: Progress,
-  publicOnly = false,
+  kind: ExportKind = 'full',
 ): Promise<{ messages: number }> {
   const target = resolve(file);
   const staging = mkdtempSync(join(dirname(target), '.confab-export-'));
@@ -61,15 +115,24 @@ export async function exportRealm(
     const { db } = svc;
     const data = await realmData(db, realm);
     const clients = new Map<string, number>();
-    const publicChannels = publicOnly ? (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map((c) => c.id) : null;
-    const messages = await messageFiles(db, realm, dir, clients, progress, publicChannels);
-    if (publicChannels) {
-      const kept = new Set((data.zerver_stream as { id: number }[]).filter((s) => publicChannels.includes(s.id)).map((s) => s.id));
+    const scope = await scopeOf(db, realm, kind);
+    const { count: messages, ids: exported } = await messageFiles(db, realm, dir, clients, progress, scope);
+    if (scope.channels !== null) {
+      // Channels not exported leave no trace: their rows, recipients and subscriptions go too.
+      const kept = new Set(scope.channels);
+      const dropped = new Set((data.zerver_stream as { id: number; recipient: number | null }[]).filter((s) => !kept.has(s.id)).map((s) => s.recipient));
       data.zerver_stream = (data.zerver_stream as { id: number }[]).filter((s) => kept.has(s.id));
-      const reacted = (await db.selectFrom('messages').select('id').where('realm_id', '=', realm.id).where('channel_id', 'in', [...kept, -1]).execute()).map((m) => m.id);
-      const exported = new Set(reacted);
-      data.zerver_reaction = (data.zerver_reaction as { message: number }[]).filter((r) => exported.has(r.message));
+      data.zerver_recipient = (data.zerver_recipient as { id: number }[]).filter((r) => !dropped.has(r.id));
+      data.zerver_subscription = (data.zerver_subscription as { recipient: number }[]).filter((s) => !dropped.has(s.recipient));
     }
+    if (scope.directRecipients !== null) {
+      const kept = new Set(scope.directRecipients);
+      const dropped = new Set((data.zerver_huddle as { recipient: number }[]).filter((h) => !kept.has(h.recipient)).map((h) => h.recipient));
+      data.zerver_huddle = (data.zerver_huddle as { recipient: number }[]).filter((h) => !dropped.has(h.recipient));
+      data.zerver_recipient = (data.zerver_recipient as { id: number }[]).filter((r) => !dropped.has(r.id));
+      data.zerver_subscription = (data.zerver_subscription as { recipient: number }[]).filter((s) => !dropped.has(s.recipient));
+    }
+    data.zerver_reaction = (data.zerver_reaction as { message: number }[]).filter((r) => exported.has(r.message));
     // The clients that sent messages, as the reference's zerver_client table.
     data.zerver_client = [...clients].map(([name, id]) => ({ id, name }));
     writeFileSync(join(dir, 'realm.json'), JSON.stringify(data, null, 1));
@@ -173,12 +236,22 @@ async function realmData(db: Db, realm: Realm): Promise<Record<string, unknown[]
   };
 }
 
-/** messages-000001.json, ...: messages in id order with their user_messages; returns how many. */
-async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<string, number>, progress: Progress, channels: number[] | null): Promise<number> {
+/** messages-000001.json, ...: messages in id order with their user_messages; how many, and their ids. */
+async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<string, number>, progress: Progress, scope: Scope): Promise<{ count: number; ids: Set<number> }> {
   const inRealm = () => {
     const q = db.selectFrom('messages').where('realm_id', '=', realm.id);
-    return channels === null ? q : q.where('channel_id', 'in', channels.length > 0 ? channels : [-1]);
+    const { channels, directRecipients } = scope;
+    if (channels === null && directRecipients === null) return q;
+    return q.where((eb) =>
+      eb.or([
+        channels === null ? eb('channel_id', 'is not', null) : eb('channel_id', '=', sql<number>`any(${intArray(channels)})`),
+        directRecipients === null
+          ? eb('channel_id', 'is', null)
+          : eb.and([eb('channel_id', 'is', null), eb('recipient_id', '=', sql<number>`any(${intArray(directRecipients)})`)]),
+      ]),
+    );
   };
+  const exported = new Set<number>();
   const total = Number((await inRealm().select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
   progress.stage('messages', total, 'messages');
   let after = 0;
@@ -187,7 +260,9 @@ async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<stri
     const batch = await inRealm().selectAll().where('id', '>', after).orderBy('id').limit(MESSAGES_PER_FILE).execute();
     if (batch.length === 0 && fileNo > 0) break;
     const ids = batch.map((m) => m.id);
-    const ums = ids.length === 0 ? [] : await db.selectFrom('user_messages').selectAll().where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute();
+    for (const id of ids) exported.add(id);
+    const all = ids.length === 0 ? [] : await db.selectFrom('user_messages').selectAll().where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute();
+    const ums = scope.flagsOf === null ? all : all.filter((um) => scope.flagsOf!.has(um.user_id));
     const isPrivate = new Map(batch.map((m) => [m.id, m.channel_id === null]));
     const file = {
       zerver_message: batch.map((m) => ({
@@ -214,7 +289,7 @@ async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<stri
     if (batch.length < MESSAGES_PER_FILE) break;
     after = ids[ids.length - 1];
   }
-  return total;
+  return { count: total, ids: exported };
 }
 
 function clientId(clients: Map<string, number>, name: string): number {

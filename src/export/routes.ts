@@ -10,7 +10,7 @@ import { p } from '../http/params.ts';
 import { mustBeAdmin } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
 import { uploadsRoot } from '../uploads/storage.ts';
-import { deleteExport, listExports, requestExport } from './actions.ts';
+import { deleteExport, exportConsents, listExports, requestExport } from './actions.ts';
 import { EXPORT_TYPE } from './tables.ts';
 
 export function realmExportRoutes(r: Router): void {
@@ -21,6 +21,7 @@ export function realmExportRoutes(r: Router): void {
   r.route('POST', '/export/realm', { export_type: p.int().default(EXPORT_TYPE.PUBLIC) }, async (ctx, q) => ({
     id: await requestExport(ctx.svc, ctx.realm, ctx.user, q.export_type),
   }));
+  r.route('GET', '/export/realm/consents', {}, async (ctx) => ({ export_consents: await exportConsents(ctx.svc, ctx.realm, ctx.user) }));
   r.route('DELETE', '/export/realm/{export_id}', {}, async (ctx, q) => {
     await deleteExport(ctx.svc, ctx.realm, ctx.user, q.export_id);
     return {};
