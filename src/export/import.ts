@@ -8,6 +8,7 @@
 // the ids mapped so far are written to a state file after each commit. Run the
 // same command again after an interruption and it goes on from the next step.
 
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tar from 'tar';
@@ -39,7 +40,7 @@ export interface ReferenceExport {
   messageFiles: string[];
   readMessages(name: string): { zerver_message: Row[]; zerver_usermessage: Row[] };
   emojiRecords: Row[];
-  readEmoji(path: string): Buffer;
+  readEmoji(path: string): Buffer | Promise<Buffer>;
 }
 
 interface State {
@@ -52,6 +53,8 @@ interface State {
   emoji: Record<string, number>;
   messages: Record<string, number>;
   filesDone: string[];
+  /** The export's emoji file names -> ours (`<n>-<16 hex>.<ext>`, the form custom_emoji/serve.ts serves). */
+  emojiFiles?: Record<string, string>;
 }
 
 /** Reads a reference export from a directory. */
@@ -98,6 +101,8 @@ export async function importRealm(svc: Services, data: ReferenceExport, subdomai
   }
   const realm = await svc.db.selectFrom('realms').selectAll().where('id', '=', state.realmId).executeTakeFirstOrThrow();
   if (state.step === 'people') {
+    await storeEmojiFiles(svc, realm, data, state);
+    save(state);
     // Channel descriptions render before the transaction, as every action's do.
     const html = await prerenderHtml(svc, realm, (data.realm.zerver_stream ?? []).map((s) => String(s.description ?? '')));
     await transact(svc, (tx) => importPeople(svc, tx, realm, data, state!, html));
@@ -200,16 +205,49 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+  const files = emojiFiles(data);
   for (const e of data.realm.zerver_realmemoji ?? []) {
-    const record = data.emojiRecords.find((r) => r.file_name === e.file_name);
-    if (!record) continue;
-    await svc.storage.put(emojiKey(realm.id, e.file_name), data.readEmoji(record.path));
+    const fileName = state.emojiFiles?.[e.file_name];
+    if (fileName === undefined) continue;
+    const still = typeof e.still_file_name === 'string' && files.has(e.still_file_name) ? `still/${fileName}` : null;
     const row = await tx
       .insertInto('realm_emoji')
-      .values({ realm_id: realm.id, name: e.name, author_id: state.users[e.author] ?? null, file_name: e.file_name, still_file_name: e.still_file_name ?? null, deactivated: e.deactivated === true, date_created: new Date() })
+      .values({ realm_id: realm.id, name: e.name, author_id: state.users[e.author] ?? null, file_name: fileName, still_file_name: still, deactivated: e.deactivated === true, date_created: new Date() })
       .returning('id')
       .executeTakeFirstOrThrow();
     state.emoji[e.id] = row.id;
+  }
+}
+
+/** The emoji files the export holds: file name -> path in the export (never above it). */
+function emojiFiles(data: ReferenceExport): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const r of data.emojiRecords) {
+    const path = String(r.path ?? '');
+    if (path.split(/[\\/]/).includes('..')) throw new ImportError(`the export names an emoji file outside itself: '${path}'`);
+    files.set(String(r.file_name ?? ''), path);
+  }
+  return files;
+}
+
+const EMOJI_EXTENSIONS: Record<string, string> = { png: 'png', gif: 'gif', jpg: 'jpg', jpeg: 'jpg', webp: 'webp' };
+
+/**
+ * Stores each emoji image (and its still) under a name of ours, before the
+ * transaction that inserts the rows (storage is slow work). The names go into
+ * the state, so a resumed import writes the same files again, harmlessly.
+ */
+async function storeEmojiFiles(svc: Services, realm: Realm, data: ReferenceExport, state: State): Promise<void> {
+  const files = emojiFiles(data);
+  const names = (state.emojiFiles ??= {});
+  for (const e of data.realm.zerver_realmemoji ?? []) {
+    const path = files.get(e.file_name);
+    const ext = EMOJI_EXTENSIONS[String(e.file_name).split('.').pop()!.toLowerCase()];
+    if (path === undefined || ext === undefined) continue;
+    const name = (names[e.file_name] ??= `${Object.keys(names).length + 1}-${randomBytes(8).toString('hex')}.${ext}`);
+    await svc.storage.put(emojiKey(realm.id, name), await data.readEmoji(path));
+    const still = typeof e.still_file_name === 'string' ? files.get(e.still_file_name) : undefined;
+    if (still !== undefined) await svc.storage.put(emojiKey(realm.id, `still/${name}`), await data.readEmoji(still));
   }
 }
 

@@ -3,7 +3,10 @@
 // layout, so one importer serves both (the reference converts the same way).
 // Channel messages go to the topic "imported from Slack"; Slack's markup becomes
 // Markdown; files become links (a Slack export holds only their URLs), and
-// reactions keep the emoji names this server knows.
+// reactions keep the emoji names this server knows. Custom emoji come from
+// `emoji.json` (the answer of Slack's emoji.list: name -> image URL or
+// "alias:other") with their images in `emoji/<name>.<ext>` beside it, as export
+// tools save them; images are not fetched from Slack.
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +56,7 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
     folders.push({ folder: c.folder, recipient });
   });
 
+  const emoji = readSlackEmoji(dir);
   const messages: Row[] = [];
   const reactions: Row[] = [];
   for (const { folder, recipient } of folders) {
@@ -76,10 +80,14 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
           has_attachment: files.length > 0,
         });
         for (const r of (m.reactions ?? []) as Row[]) {
-          const code = emojiCodeForName(String(r.name));
+          // A skin tone ("thumbsup::skin-tone-2") is not kept.
+          const name = String(r.name).split('::')[0];
+          const custom = emoji.byName.get(name);
+          const code = custom !== undefined ? String(custom) : emojiCodeForName(name);
           if (code === undefined) continue;
+          const reactionType = custom !== undefined ? 'realm_emoji' : 'unicode_emoji';
           for (const u of r.users ?? []) {
-            if (userId.has(u)) reactions.push({ message: id, user_profile: userId.get(u), emoji_name: r.name, emoji_code: code, reaction_type: 'unicode_emoji' });
+            if (userId.has(u)) reactions.push({ message: id, user_profile: userId.get(u), emoji_name: name, emoji_code: code, reaction_type: reactionType });
           }
         }
       }
@@ -105,6 +113,7 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
       zerver_recipient: recipients,
       zerver_subscription: subscriptions,
       zerver_reaction: reactions,
+      zerver_realmemoji: emoji.rows,
       zerver_client: [{ id: 1, name: 'Slack' }],
     },
     // Files of MESSAGES_PER_FILE, as an export's: the import resumes file by file.
@@ -115,11 +124,44 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
       const ids = new Set(part.map((m) => m.id));
       return { zerver_message: part, zerver_usermessage: userMessages.filter((u) => ids.has(u.message)) };
     },
-    emojiRecords: [],
-    readEmoji: () => {
-      throw new ImportError('a Slack export holds no emoji files');
-    },
+    emojiRecords: emoji.records,
+    readEmoji: (path) => readFileSync(path),
   };
+}
+
+const IMAGE_EXTENSIONS = ['png', 'gif', 'jpg', 'jpeg', 'webp'];
+/** The names this server gives custom emoji. */
+const EMOJI_NAME = /^[a-z0-9_-]+$/;
+
+/** Custom emoji of a Slack export as the reference's zerver_realmemoji rows and emoji records (paths on disk). */
+function readSlackEmoji(dir: string): { rows: Row[]; records: Row[]; byName: Map<string, number> } {
+  const listed = readJson(dir, 'emoji.json', {}) as Row;
+  const entries = Object.entries((listed.emoji ?? listed) as Record<string, unknown>).filter(([name, value]) => EMOJI_NAME.test(name) && typeof value === 'string') as [string, string][];
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const rows: Row[] = [];
+  const records: Row[] = [];
+  const byName = new Map<string, number>();
+  const fileOf = new Map<string, string>();
+  for (const [name, value] of entries) {
+    if (value.startsWith('alias:')) continue;
+    const ext = IMAGE_EXTENSIONS.find((e) => existsSync(join(dir, 'emoji', `${name}.${e}`)));
+    if (ext === undefined) continue;
+    const id = rows.length + 1;
+    const fileName = `slack-${id}.${ext}`;
+    rows.push({ id, name, file_name: fileName, deactivated: false });
+    records.push({ file_name: fileName, path: join(dir, 'emoji', `${name}.${ext}`) });
+    byName.set(name, id);
+    fileOf.set(name, fileName);
+  }
+  // An alias of a custom emoji is another name for the same image.
+  for (const [name, value] of entries) {
+    const target = value.startsWith('alias:') ? fileOf.get(value.slice('alias:'.length)) : undefined;
+    if (target === undefined || byName.has(name)) continue;
+    const id = rows.length + 1;
+    rows.push({ id, name, file_name: target, deactivated: false });
+    byName.set(name, id);
+  }
+  return { rows, records, byName };
 }
 
 function fullName(u: Row): string {

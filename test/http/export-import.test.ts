@@ -220,9 +220,12 @@ test('an interrupted import resumes from the next file, importing nothing twice'
   assert.deepEqual(bobs.map((m: any) => m.flags), [[], ['read'], []]);
   const emoji = Object.values(ok(await ada.get('/realm/emoji')).emoji) as any[];
   assert.deepEqual(emoji.map((e) => [e.name, e.author_id]), [['handy', ada.id]]);
+  // Renamed to this server's file names, so it is served like any uploaded emoji.
+  const served = await server.app.inject({ method: 'GET', url: emoji[0].source_url, headers: ada.host ? { host: ada.host } : {} });
+  assert.deepEqual([served.statusCode, served.rawPayload], [200, GIF]);
 });
 
-test('a Slack export becomes an organization: users, channels, messages, reactions, files', async () => {
+test('a Slack export becomes an organization: users, channels, messages, reactions, files, custom emoji', async () => {
   const dir = scratchDir();
   const w = (name: string, value: unknown) => writeFileSync(join(dir, name), JSON.stringify(value));
   w('users.json', [
@@ -236,7 +239,20 @@ test('a Slack export becomes an organization: users, channels, messages, reactio
     { type: 'message', user: 'U1', text: 'hi <@U2>, see <https://example.com|the site> and *this*', ts: '1704103200.000100', reactions: [{ name: 'octopus', users: ['U2'], count: 1 }] },
     { type: 'message', subtype: 'channel_join', user: 'U2', text: '<@U2> has joined', ts: '1704103201.000100' },
     { type: 'message', user: 'U2', text: 'a file', ts: '1704103300.000100', files: [{ name: 'plan.pdf', url_private: 'https://files.slack.example/plan.pdf' }] },
+    { type: 'message', user: 'U1', text: 'party :party-parrot:', ts: '1704103400.000100', reactions: [{ name: 'parrot', users: ['U2'], count: 1 }] },
   ]);
+  // Slack's emoji.list answer, with the images an export tool saved beside it.
+  w('emoji.json', {
+    ok: true,
+    emoji: {
+      'party-parrot': 'https://emoji.slack-edge.com/T1/party-parrot/0123.gif',
+      parrot: 'alias:party-parrot',
+      'not-saved': 'https://emoji.slack-edge.com/T1/not-saved/4567.png',
+      thumbs: 'alias:+1',
+    },
+  });
+  mkdirSync(join(dir, 'emoji'));
+  writeFileSync(join(dir, 'emoji', 'party-parrot.gif'), GIF);
   mkdirSync(join(dir, 'D1'));
   w('D1/2024-01-02.json', [{ type: 'message', user: 'U2', text: 'psst', ts: '1704189600.000100' }]);
   const realm = await importFrom(server.svc, dir, 'slacked', silentProgress());
@@ -248,8 +264,22 @@ test('a Slack export becomes an organization: users, channels, messages, reactio
   assert.deepEqual(seen.map((m: any) => [m.to, m.topic, m.content]), [
     ['random', SLACK_TOPIC, 'hi @**Dan Member**, see [the site](https://example.com) and **this**'],
     ['random', SLACK_TOPIC, 'a file\n[plan.pdf](https://files.slack.example/plan.pdf)'],
+    ['random', SLACK_TOPIC, 'party :party-parrot:'],
     [['cleo@slack.example', 'dan@slack.example'], '', 'psst'],
   ]);
+  // Custom emoji (an alias is the same image under another name), used by reactions and in messages.
+  const custom = Object.values(ok(await cleo.get('/realm/emoji')).emoji) as any[];
+  assert.deepEqual(custom.map((e) => e.name).sort(), ['parrot', 'party-parrot']);
+  for (const e of custom) {
+    const image = await server.app.inject({ method: 'GET', url: e.source_url, headers: { host: 'slacked.confab.test' } });
+    assert.deepEqual([image.statusCode, image.rawPayload], [200, GIF]);
+  }
+  assert.deepEqual(seen[2].reactions, ['parrot:other']);
+  const parrotId = custom.find((e) => e.name === 'parrot').id;
+  const partyHtml = ok(await cleo.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0 })).messages.find((m: any) => m.content.includes('party'));
+  assert.equal(partyHtml.reactions[0].reaction_type, 'realm_emoji');
+  assert.equal(partyHtml.reactions[0].emoji_code, parrotId);
+  assert.match(partyHtml.content, /<img alt=":party-parrot:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/[^"]+\.gif" title="party-parrot">/);
   assert.deepEqual(seen[0].reactions, ['octopus:other']);
   assert.equal(seen[0].timestamp, 1704103200);
   const html = ok(await cleo.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 1 })).messages[0].content;
