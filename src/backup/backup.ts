@@ -4,7 +4,9 @@
 //   manifest.json          format, version, which database, when
 //   database/pglite.tgz    PGlite's own data-directory dump (embedded database), or
 //   database/postgres.dump pg_dump's custom format (PostgreSQL; restored by pg_restore)
-//   uploads/...            the uploads directory as it is on disk (custom emoji, files)
+//   uploads/...            the uploads directory as it is on disk: message files and their
+//                          thumbnails, avatars, organization icons and logos, custom emoji,
+//                          data exports (UPLOADS_DIR, wherever it is)
 //
 // PostgreSQL is dumped online in one consistent snapshot; PGlite's files belong
 // to one process, so its server must be stopped first (the data-directory lock

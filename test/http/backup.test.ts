@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startTestServer } from '../support/server.ts';
 import { BackupError, createBackup, restoreBackup } from '../../src/backup/backup.ts';
 import { silentProgress } from '../../src/backup/progress.ts';
-import { cleanUp, ownersOn, populate, scratchDatabase, scratchDir, snapshot } from './ops.fixture.ts';
+import { cleanUp, ownersOn, populate, populateFiles, scratchDatabase, scratchDir, snapshot } from './ops.fixture.ts';
 
 after(cleanUp);
 const root = new URL('../..', import.meta.url).pathname;
@@ -19,6 +19,7 @@ test('a populated server survives backup and restore into an empty one', async (
   const dataDir = scratchDir();
   const server = await startTestServer({ dataDir });
   const populated = await populate(server);
+  await populateFiles(server);
   const before = await Promise.all((await ownersOn(server, populated)).map(snapshot));
   const where = { databaseUrl: server.config.databaseUrl, dataDir, uploadsDir: undefined };
   const file = join(scratchDir(), 'server.tar.gz');
@@ -43,6 +44,12 @@ test('a populated server survives backup and restore into an empty one', async (
     assert.equal(before.length, 2);
     assert.ok((before[0].messages as unknown[]).length >= 3);
     assert.equal(Object.keys(before[1].images as object).length, 1);
+    // The attachment, the image and its thumbnail, the avatar and the icon came back byte for byte.
+    const files = Object.keys(before[0].files as object);
+    assert.equal(files.filter((f) => f.startsWith('/user_uploads/thumbnail/')).length, 1);
+    assert.equal(files.filter((f) => f.startsWith('/user_uploads/') && !f.includes('thumbnail')).length, 2);
+    assert.ok(files.some((f) => /^\/user_avatars\/\d+\/\d+/.test(f)), `an avatar among ${files.join(' ')}`);
+    assert.ok(files.some((f) => f.includes('/realm/icon')), `the icon among ${files.join(' ')}`);
   } finally {
     await restored.close();
   }

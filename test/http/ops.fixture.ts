@@ -40,6 +40,25 @@ export async function uploadEmoji(client: Client, name: string, data: Buffer = G
   assert.equal(res.statusCode, 200, res.body);
 }
 
+/** A small PNG (thumbnails and avatar sizes are made from it). */
+export async function png(color = '#3366cc'): Promise<Buffer> {
+  const { default: sharp } = await import('sharp');
+  return sharp({ create: { width: 40, height: 30, channels: 3, background: color } }).png().toBuffer();
+}
+
+/**
+ * Files of every kind under the uploads directory: a message's attachment and
+ * an image with its thumbnail, the owner's avatar and the organization's icon.
+ */
+export async function populateFiles(server: TestServer): Promise<void> {
+  const { owner } = server;
+  const text = await uploadFile(owner, 'notes.txt', Buffer.from('the notes of a backed-up organization'));
+  const image = await uploadFile(owner, 'picture.png', await png(), 'image/png');
+  ok(await owner.post('/messages', { type: 'stream', to: 'backed', topic: 'files', content: `[notes](${text}) and [picture](${image})` }));
+  assert.equal((await postFile(owner, '/users/me/avatar', 'me.png', 'image/png', await png('#cc3333'))).statusCode, 200);
+  assert.equal((await postFile(owner, '/realm/icon', 'icon.png', 'image/png', await png('#33cc33'))).statusCode, 200);
+}
+
 /** POST /user_uploads: the file's /user_uploads/... path. */
 export async function uploadFile(client: Client, filename: string, data: Buffer, contentType = 'text/plain'): Promise<string> {
   const res = await postFile(client, '/user_uploads', filename, contentType, data);
@@ -115,5 +134,22 @@ export async function snapshot(client: Client): Promise<Record<string, unknown>>
     assert.equal(res.statusCode, 200);
     images[e.source_url] = res.rawPayload.toString('base64');
   }
-  return { state: kept, messages, emoji, images, users: ok(await client.get('/users')).members };
+  const users = ok(await client.get('/users')).members;
+  // Every stored file the organization shows: attachments, thumbnails, avatars, the icon.
+  const files: Record<string, string> = {};
+  const fetchFile = async (url: string) => {
+    const res = await client.server.app.inject({ method: 'GET', url, headers: { ...(client.host ? { host: client.host } : {}), authorization: basic(client) } });
+    assert.equal(res.statusCode, 200, url);
+    files[url] = res.rawPayload.toString('base64');
+  };
+  const attachments = ok(await client.get('/attachments')).attachments as { path_id: string; name: string }[];
+  for (const a of attachments) {
+    await fetchFile(`/user_uploads/${a.path_id}`);
+    if (a.name.endsWith('.png')) await fetchFile(`/user_uploads/thumbnail/${a.path_id}/840x560.webp`);
+  }
+  for (const u of users as { avatar_url: string | null }[]) if (u.avatar_url?.startsWith('/user_avatars/')) await fetchFile(u.avatar_url);
+  if (String(state.realm_icon_url).startsWith('/user_avatars/')) await fetchFile(state.realm_icon_url);
+  return { state: kept, messages, emoji, images, users, attachments, files };
 }
+
+const basic = (client: Client) => `Basic ${Buffer.from(`${client.email}:${client.apiKey}`).toString('base64')}`;
