@@ -32,7 +32,7 @@ export const UNLIMITED = -1;
 export const BATCH_SIZE = 1000;
 const DAY_MS = 86_400_000;
 /** The tables whose rows hang off a message and go (and come back) with it. */
-const MESSAGE_ROWS = ['user_messages', 'reactions', 'attachment_messages'] as const;
+const MESSAGE_ROWS = ['user_messages', 'reactions', 'attachment_messages', 'submessages', 'onboarding_messages'] as const;
 
 export interface PassOptions {
   now?: Date;

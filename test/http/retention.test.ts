@@ -130,13 +130,16 @@ test('files only expired messages link go with them, come back on restore, and l
   const names = async () => ok(await server.owner.get('/attachments')).attachments.map((a: any) => a.name).sort();
   const expired = await sendAged({ ...inChannel('five days'), content: `[a](${lonely}) [b](${shared})` }, 10);
   const kept = await sendAged({ ...inChannel('five days'), content: `[b](${shared})` }, 1);
+  // A widget's data (submessages) hangs off its message too.
+  const poll = await sendAged({ ...inChannel('five days'), content: '/poll Lunch?' }, 10);
+  assert.equal(ok(await server.owner.get(`/messages/${poll}`)).message.submessages.length, 1);
   const lonelyId = ok(await server.owner.get('/attachments')).attachments.find((a: any) => a.name === 'lonely.txt').id;
   const viewer = await registerViewer(server, server.owner);
   const queue = ok(await server.owner.post('/register', { event_types: ['attachment'] }));
   const events = async () =>
     ok(await server.owner.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events.filter((e: any) => e.type === 'attachment');
 
-  assert.equal((await runRetentionPass(server.svc))!.archived, 1);
+  assert.equal((await runRetentionPass(server.svc))!.archived, 2);
   assert.equal(await exists(expired), false);
   assert.deepEqual(await names(), ['shared.txt'], 'the file no message links is gone; the shared one stays');
   const removed = await events();
@@ -147,7 +150,8 @@ test('files only expired messages link go with them, come back on restore, and l
   await expectStateInSync(server, viewer, 'after files were archived');
 
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
-  assert.equal(await restoreArchived(server.svc, realm, ids.short), 1);
+  assert.equal(await restoreArchived(server.svc, realm, ids.short), 2);
+  assert.equal(ok(await server.owner.get(`/messages/${poll}`)).message.submessages.length, 1);
   assert.deepEqual(await names(), ['lonely.txt', 'shared.txt']);
   assert.deepEqual(await download(server.owner, lonely), { status: 200, text: 'only in an expired message' });
   const back = ok(await server.owner.get('/attachments')).attachments.find((a: any) => a.name === 'lonely.txt');
