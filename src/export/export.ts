@@ -6,7 +6,9 @@
 //                          zerver_subscription, zerver_realmemoji, zerver_reaction, zerver_client
 //   messages-000001.json   zerver_message + zerver_usermessage, MESSAGES_PER_FILE a file
 //   emoji/records.json     one record per emoji file, the files beside it under emoji/
-//   uploads/records.json, avatars/records.json, attachment.json   (no such files stored yet)
+//   uploads/records.json   one record per message file, the files beside it at uploads/<path_id>
+//   attachment.json        zerver_attachment (with its messages) and zerver_attachment_messages
+//   avatars/records.json   (avatars are not exported yet)
 //
 // Ids are ours. Recipients follow the reference's types: 1 a user's own (ids after
 // ours, one per user), 2 a channel, 3 a direct-message group (every conversation,
@@ -25,6 +27,7 @@ import { FLAG_BITS } from '../messages/flags.ts';
 import { intArray } from '../db/ids.ts';
 import { userSettings } from '../users/settings.ts';
 import { emojiKey } from '../custom_emoji/format.ts';
+import { fileKey } from '../uploads/actions.ts';
 import type { Progress } from '../backup/progress.ts';
 
 export const MESSAGES_PER_FILE = 1000;
@@ -137,11 +140,9 @@ export async function exportRealm(
     data.zerver_client = [...clients].map(([name, id]) => ({ id, name }));
     writeFileSync(join(dir, 'realm.json'), JSON.stringify(data, null, 1));
     await emojiFiles(svc, realm, dir);
-    for (const kind of ['uploads', 'avatars']) {
-      mkdirSync(join(dir, kind), { recursive: true });
-      writeFileSync(join(dir, kind, 'records.json'), '[]');
-    }
-    writeFileSync(join(dir, 'attachment.json'), JSON.stringify({ zerver_attachment: [], zerver_attachment_messages: [] }));
+    await attachmentFiles(svc, realm, dir, kind === 'full' ? null : exported);
+    mkdirSync(join(dir, 'avatars'), { recursive: true });
+    writeFileSync(join(dir, 'avatars', 'records.json'), '[]');
     progress.stage('archive', 1, 'files');
     const partial = `${target}.partial`;
     await tar.create({ gzip: true, file: partial, cwd: staging, portable: true }, [dirName]);
@@ -296,6 +297,33 @@ function clientId(clients: Map<string, number>, name: string): number {
   let id = clients.get(name);
   if (id === undefined) clients.set(name, (id = clients.size + 1));
   return id;
+}
+
+/**
+ * attachment.json and uploads/: the organization's message files (a scoped
+ * export: only those its exported messages link), at uploads/<path_id>.
+ */
+async function attachmentFiles(svc: Pick<Services, 'db' | 'storage'>, realm: Realm, dir: string, messages: Set<number> | null): Promise<void> {
+  const links = await svc.db.selectFrom('attachment_messages').select(['attachment_id', 'message_id']).where('realm_id', '=', realm.id).orderBy('attachment_id').orderBy('message_id').execute();
+  const linked = links.filter((l) => messages === null || messages.has(l.message_id));
+  const wanted = new Set(linked.map((l) => l.attachment_id));
+  const rows = (await svc.db.selectFrom('attachments').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute()).filter((a) => messages === null || wanted.has(a.id));
+  const records = [];
+  const attachments = [];
+  mkdirSync(join(dir, 'uploads'), { recursive: true });
+  for (const a of rows) {
+    const bytes = await svc.storage.get(fileKey(a.path_id));
+    if (!bytes) continue;
+    mkdirSync(dirname(join(dir, 'uploads', a.path_id)), { recursive: true });
+    await writeFile(join(dir, 'uploads', a.path_id), bytes);
+    records.push({ realm_id: realm.id, user_profile_id: a.owner_id, path: a.path_id, s3_path: a.path_id, content_type: a.content_type, size: a.size, last_modified: epoch(a.create_time) });
+    const ids = linked.filter((l) => l.attachment_id === a.id).map((l) => l.message_id);
+    attachments.push({ id: a.id, realm: realm.id, owner: a.owner_id, path_id: a.path_id, file_name: a.file_name, size: a.size, content_type: a.content_type, create_time: epoch(a.create_time), messages: ids });
+  }
+  const kept = new Set(attachments.map((a) => a.id));
+  const attachmentMessages = linked.filter((l) => kept.has(l.attachment_id)).map((l, i) => ({ id: i + 1, attachment_id: l.attachment_id, message_id: l.message_id }));
+  writeFileSync(join(dir, 'uploads', 'records.json'), JSON.stringify(records, null, 1));
+  writeFileSync(join(dir, 'attachment.json'), JSON.stringify({ zerver_attachment: attachments, zerver_attachment_messages: attachmentMessages }));
 }
 
 /** emoji/records.json and the files, at the reference's paths (<realm>/emoji/images/<file>). */

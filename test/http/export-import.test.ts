@@ -13,7 +13,7 @@ import { importRealm, readExportDir, ourFlags } from '../../src/export/import.ts
 import { importFrom } from '../../src/export/command.ts';
 import { slackToMarkdown, SLACK_TOPIC } from '../../src/export/slack.ts';
 import { silentProgress } from '../../src/backup/progress.ts';
-import { cleanUp, GIF, ok, ownersOn, populate, scratchDir, type Populated } from './ops.fixture.ts';
+import { cleanUp, GIF, ok, ownersOn, populate, scratchDir, uploadFile, type Populated } from './ops.fixture.ts';
 
 let server: TestServer;
 let populated: Populated;
@@ -292,4 +292,19 @@ test("Slack's markup and the reference's flags translate", () => {
   const users = new Map([['U1', 'Ann']]);
   assert.equal(slackToMarkdown('<@U1> <#C9|ops> <!here> _it_ ~no~ &lt;b&gt;', users, new Map()), '@**Ann** #**ops** @**here** *it* ~~no~~ <b>');
   assert.equal(ourFlags(1 | 2 | (1 << 3) | (1 << 11)), 1 | 2 | 4);
+});
+
+test("message files go into the export's uploads/ with their records and links", async () => {
+  const [owner] = await ownersOn(server, populated);
+  const url = await uploadFile(owner, 'report.txt', Buffer.from('the quarterly report'));
+  const pathId = url.replace(/^\/user_uploads\//, '');
+  const id = ok(await owner.post('/messages', { type: 'stream', to: 'backed', topic: 'files', content: `[report](${url})` })).id;
+  const dir = await exported('');
+  assert.equal(readFileSync(join(dir, 'uploads', pathId), 'utf8'), 'the quarterly report');
+  const records = json(dir, 'uploads/records.json');
+  assert.deepEqual(records.map((r: any) => [r.path, r.size, r.content_type, r.user_profile_id]), [[pathId, 20, 'text/plain', owner.id]]);
+  const { zerver_attachment, zerver_attachment_messages } = json(dir, 'attachment.json');
+  assert.deepEqual(zerver_attachment.map((a: any) => [a.path_id, a.file_name, a.messages]), [[pathId, 'report.txt', [id]]]);
+  assert.deepEqual(zerver_attachment_messages.map((l: any) => [l.attachment_id, l.message_id]), [[zerver_attachment[0].id, id]]);
+  ok(await owner.delete(`/messages/${id}`));
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as tar from 'tar';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
-import { cleanUp, ok, scratchDir } from './ops.fixture.ts';
+import { cleanUp, ok, scratchDir, uploadFile } from './ops.fixture.ts';
 
 let server: TestServer;
 let admin: Client;
@@ -104,12 +104,18 @@ test('a standard export carries what consenting users allow, a public one no pri
   const flagsOf = new Set(JSON.parse(all).zerver_usermessage.map((um: any) => um.user_profile));
   assert.deepEqual([...flagsOf], [admin.id], 'the member did not consent: none of their flags');
 
+  // A file linked only in the private channel stays out of a public export.
+  const secret = await uploadFile(admin, 'secret.txt', Buffer.from('private file'));
+  ok(await admin.post('/messages', { type: 'stream', to: 'closed', topic: 't', content: `[secret](${secret})` }));
   const publicId = ok(await admin.post('/export/realm')).id;
   const pub = await finished(publicId);
   assert.equal(pub.export_type, 1);
   const some = await contents(pub.export_url);
   assert.ok(some.includes('public words'));
   assert.ok(!some.includes('private words') && !some.includes('direct words'));
+  const pubDir = await unpacked(pub.export_url);
+  assert.deepEqual(JSON.parse(readFileSync(join(pubDir, 'uploads', 'records.json'), 'utf8')), []);
+  assert.deepEqual(JSON.parse(readFileSync(join(pubDir, 'attachment.json'), 'utf8')).zerver_attachment, []);
 
   const events = ok(await admin.get('/events', { queue_id: adminQueue.queue_id, last_event_id: adminQueue.last_event_id, dont_block: true })).events;
   const exportsEvents = events.filter((e: any) => e.type === 'realm_export');
