@@ -1,10 +1,11 @@
 // `manage import --subdomain S PATH`: a new organization from an export in the
 // reference's layout (a directory or a .tar.gz; see export.ts), or from a Slack
 // export converted to that layout first (slack.ts). Users, channels,
-// subscriptions, messages (with their flags), custom emoji and reactions.
+// subscriptions, messages (with their flags), message files, custom emoji and
+// reactions.
 //
 // Long imports resume: the work goes in steps (organization; people, channels
-// and emoji; each messages file; reactions), each step one transaction, and
+// and emoji; each messages file; message files; reactions), each step one transaction, and
 // the ids mapped so far are written to a state file after each commit. Run the
 // same command again after an interruption and it goes on from the next step.
 
@@ -23,6 +24,9 @@ import { insertChannel } from '../channels/actions.ts';
 import { channelViewer } from '../channels/access.ts';
 import { channelRecipientId, dmRecipientId } from '../messages/recipients.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
+import { fileKey, newPathId, storeThumbnails } from '../uploads/actions.ts';
+import type { ImageFacts } from '../uploads/images.ts';
+import { sql } from 'kysely';
 import { emojiKey } from '../custom_emoji/format.ts';
 import { prerenderHtml, renderHtml } from '../rendering/index.ts';
 import type { Progress } from '../backup/progress.ts';
@@ -41,18 +45,24 @@ export interface ReferenceExport {
   readMessages(name: string): { zerver_message: Row[]; zerver_usermessage: Row[] };
   emojiRecords: Row[];
   readEmoji(path: string): Buffer | Promise<Buffer>;
+  /** attachment.json's zerver_attachment (each with its `messages`), and uploads/records.json. */
+  attachments: Row[];
+  uploadRecords: Row[];
+  readUpload(path: string): Buffer;
 }
 
 interface State {
   realmId: number;
   /** The organization's owner, made with it: channels are created as them. */
   ownerId: number;
-  step: 'people' | 'messages' | 'reactions' | 'done';
+  step: 'people' | 'messages' | 'files' | 'reactions' | 'done';
   users: Record<string, number>;
   channels: Record<string, number>;
   emoji: Record<string, number>;
   messages: Record<string, number>;
   filesDone: string[];
+  /** The export's message files' path ids -> ours, once their bytes are stored. */
+  uploads?: Record<string, string>;
   /** The export's emoji file names -> ours (`<n>-<16 hex>.<ext>`, the form custom_emoji/serve.ts serves). */
   emojiFiles?: Record<string, string>;
 }
@@ -67,6 +77,9 @@ export function readExportDir(dir: string): ReferenceExport {
     readMessages: (name) => JSON.parse(readFileSync(join(dir, name), 'utf8')),
     emojiRecords,
     readEmoji: (path) => readFileSync(join(dir, 'emoji', path)),
+    attachments: existsSync(join(dir, 'attachment.json')) ? (JSON.parse(readFileSync(join(dir, 'attachment.json'), 'utf8')).zerver_attachment ?? []) : [],
+    uploadRecords: existsSync(join(dir, 'uploads', 'records.json')) ? JSON.parse(readFileSync(join(dir, 'uploads', 'records.json'), 'utf8')) : [],
+    readUpload: (path) => readFileSync(join(dir, 'uploads', path)),
   };
 }
 
@@ -122,6 +135,14 @@ export async function importRealm(svc: Services, data: ReferenceExport, subdomai
       save(state);
       progress.advance(1);
     }
+    state.step = 'files';
+    save(state);
+  }
+  if (state.step === 'files') {
+    // Bytes (and thumbnails) first, outside any transaction; then rows, links and rewritten messages in one.
+    const files = await storeUploads(svc, realm, data, state);
+    save(state);
+    await transact(svc, (tx) => importAttachments(tx, realm, state!, files));
     state.step = 'reactions';
     save(state);
   }
@@ -216,6 +237,69 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
       .returning('id')
       .executeTakeFirstOrThrow();
     state.emoji[e.id] = row.id;
+  }
+}
+
+interface StoredUpload {
+  old: Row;
+  pathId: string;
+  facts: ImageFacts | null;
+}
+
+/** Stores each message file the export holds under a new path id of this organization (kept in the state). */
+async function storeUploads(svc: Services, realm: Realm, data: ReferenceExport, state: State): Promise<StoredUpload[]> {
+  const records = new Map(data.uploadRecords.map((r) => [String(r.path), r]));
+  const names = (state.uploads ??= {});
+  const stored: StoredUpload[] = [];
+  for (const a of data.attachments) {
+    const oldPath = String(a.path_id ?? '');
+    const record = records.get(oldPath);
+    if (!record || oldPath.split('/').includes('..') || state.users[a.owner] === undefined) continue;
+    const bytes = data.readUpload(oldPath);
+    const pathId = (names[oldPath] ??= newPathId(realm.id, String(a.file_name ?? 'uploaded-file')));
+    const contentType = String(a.content_type ?? record.content_type ?? 'application/octet-stream');
+    const { facts } = await storeThumbnails(svc, pathId, bytes, contentType);
+    await svc.storage.put(fileKey(pathId), bytes);
+    stored.push({ old: { ...a, content_type: contentType, size: bytes.length }, pathId, facts });
+  }
+  return stored;
+}
+
+/** The attachment rows, their links to the imported messages, and the messages' links rewritten to the new paths. */
+async function importAttachments(tx: Tx, realm: Realm, state: State, files: StoredUpload[]): Promise<void> {
+  for (const { old, pathId, facts } of files) {
+    const row = await tx
+      .insertInto('attachments')
+      .values({
+        realm_id: realm.id,
+        owner_id: state.users[old.owner],
+        path_id: pathId,
+        file_name: String(old.file_name ?? 'uploaded-file'),
+        size: old.size,
+        content_type: old.content_type,
+        create_time: typeof old.create_time === 'number' ? new Date(old.create_time * 1000) : new Date(),
+        original_width_px: facts?.width ?? null,
+        original_height_px: facts?.height ?? null,
+        frames: facts?.frames ?? null,
+        thumbnailed: facts !== null,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) continue;
+    for (const oldMessage of (old.messages ?? []) as number[]) {
+      const messageId = state.messages[oldMessage];
+      if (messageId === undefined) continue;
+      await tx.insertInto('attachment_messages').values({ realm_id: realm.id, attachment_id: row.id, message_id: messageId }).onConflict((oc) => oc.doNothing()).execute();
+      // The message's links (and thumbnails) point at the file's new place.
+      const from = String(old.path_id);
+      await tx
+        .updateTable('messages')
+        .set({ content: sql`replace(content, ${from}, ${pathId})`, rendered_content: sql`replace(rendered_content, ${from}, ${pathId})`, has_attachment: true })
+        .where('realm_id', '=', realm.id)
+        .where('id', '=', messageId)
+        .execute();
+    }
   }
 }
 

@@ -126,6 +126,12 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
     },
     emojiRecords: emoji.records,
     readEmoji: (path) => readFileSync(path),
+    // A Slack export holds only its files' URLs: they stay links.
+    attachments: [],
+    uploadRecords: [],
+    readUpload: () => {
+      throw new ImportError('a Slack export holds no files');
+    },
   };
 }
 

@@ -307,4 +307,20 @@ test("message files go into the export's uploads/ with their records and links",
   assert.deepEqual(zerver_attachment.map((a: any) => [a.path_id, a.file_name, a.messages]), [[pathId, 'report.txt', [id]]]);
   assert.deepEqual(zerver_attachment_messages.map((l: any) => [l.attachment_id, l.message_id]), [[zerver_attachment[0].id, id]]);
   ok(await owner.delete(`/messages/${id}`));
+
+  // Imported, the file lives at a path of the new organization, and the message links it there.
+  await importFrom(server.svc, dir, 'filed', silentProgress());
+  const copy = await clientIn('filed', owner.email!);
+  const [file] = ok(await copy.get('/attachments')).attachments;
+  assert.equal(file.name, 'report.txt');
+  assert.notEqual(file.path_id, pathId);
+  const [linking] = file.messages.map((m: any) => m.id);
+  const message = ok(await copy.get(`/messages/${linking}`, { apply_markdown: false })).message;
+  assert.equal(message.content, `[report](/user_uploads/${file.path_id})`);
+  const download = await server.app.inject({
+    method: 'GET',
+    url: `/user_uploads/${file.path_id}`,
+    headers: { host: copy.host!, authorization: `Basic ${Buffer.from(`${copy.email}:${copy.apiKey}`).toString('base64')}` },
+  });
+  assert.deepEqual([download.statusCode, download.body], [200, 'the quarterly report']);
 });
