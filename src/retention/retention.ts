@@ -141,20 +141,20 @@ function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
 async function vacuum(svc: Services, before: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const files = await svc.db.transaction().execute(async (tx) => {
+    const files = await transact(svc, async (tx) => {
       const ids = (await tx.selectFrom('archive_transactions').select('id').where('created_at', '<', before).orderBy('id').limit(100).execute()).map((r) => r.id);
       if (ids.length === 0) return null;
       const archived = await tx.selectFrom('archived_attachments').select('data').where('transaction_id', 'in', ids).execute();
       await tx.deleteFrom('archive_transactions').where('id', 'in', ids).execute();
-      total += ids.length;
       const rows = archived.map((a) => a.data as Attachment);
       // A path in use again (never, today: restored rows leave the archive) keeps its bytes.
       const live = rows.length === 0 ? [] : await tx.selectFrom('attachments').select('path_id').where('path_id', 'in', rows.map((r) => r.path_id)).execute();
       const keep = new Set(live.map((r) => r.path_id));
-      return rows.filter((r) => !keep.has(r.path_id));
+      return { count: ids.length, gone: rows.filter((r) => !keep.has(r.path_id)) };
     });
     if (files === null) return total;
-    for (const row of files) for (const key of attachmentKeys(row)) await svc.storage.delete(key);
+    total += files.count;
+    for (const row of files.gone) for (const key of attachmentKeys(row)) await svc.storage.delete(key);
   }
 }
 
