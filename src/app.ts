@@ -49,6 +49,9 @@ import { registerImageProxyRoutes } from './previews/proxy.ts';
 import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
 import { WebClient } from './web_client/serve.ts';
 import { registerEmailChangeRoute } from './users/email-change-route.ts';
+import { registerHealthRoutes } from './health/routes.ts';
+import { registerMetricsRoutes } from './metrics/http.ts';
+import { realmExportRoutes, registerExportFileRoutes } from './export/routes.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -86,6 +89,7 @@ export function apiRoutes(): Router {
   uploadRoutes(router);
   realmPlaygroundRoutes(router);
   botRoutes(router);
+  realmExportRoutes(router);
   return router;
 }
 
@@ -104,6 +108,9 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', refuseLongUrl);
   await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);
+  // Outside the API: no organization, no credentials (health), its own bearer token (metrics).
+  registerMetricsRoutes(app, svc);
+  registerHealthRoutes(app, svc);
   const api = apiRoutes();
   api.install(app, svc);
   // The browser's API: the same endpoints, with the session (docs/DECISIONS.md).
@@ -115,6 +122,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerIntegrationRoutes(app, svc);
   registerImageProxyRoutes(app, svc);
   registerEmailChangeRoute(app, svc);
+  registerExportFileRoutes(app, svc);
 
   const webClient = new WebClient(svc.config);
   app.setNotFoundHandler((req, reply) => {

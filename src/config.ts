@@ -76,6 +76,14 @@ export interface Config {
   outgoingWebhookTimeoutMs: number;
   /** How often the job worker looks for due jobs (jobs/worker.ts). */
   jobIntervalMs: number;
+  retention: {
+    /** How often the retention pass runs (RETENTION_INTERVAL_MS, a day). */
+    intervalMs: number;
+    /** Archived messages can be restored for this many days (ARCHIVED_DATA_VACUUMING_DELAY_DAYS). */
+    vacuumDays: number;
+  };
+  /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
+  metricsToken: string | undefined;
   logLevel: string;
   /** Also accept and announce the reference's names (zulip_version, client_gravatar, ...); COMPAT_NAMES=false turns them off. */
   compatNames: boolean;
@@ -143,6 +151,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     },
     outgoingWebhookTimeoutMs: int(env.OUTGOING_WEBHOOK_TIMEOUT_MS, 10_000),
     jobIntervalMs: int(env.JOB_INTERVAL_MS, 1000),
+    retention: {
+      intervalMs: int(env.RETENTION_INTERVAL_MS, 86_400_000),
+      vacuumDays: int(env.ARCHIVED_DATA_VACUUMING_DELAY_DAYS, 30),
+    },
+    metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };

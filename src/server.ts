@@ -23,6 +23,9 @@ import { startJobWorker } from './jobs/worker.ts';
 import { JOB_KINDS } from './jobs/kinds.ts';
 import { loadImageProxyKey } from './previews/secret.ts';
 import { mailerFor } from './email/mailer.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { startRetention } from './retention/retention.ts';
+import { jobBacklog, schedulerBacklog } from './metrics/backlogs.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -57,6 +60,8 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
+  const retention = startRetention(svc, config.retention.intervalMs);
+  svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
     svc,
@@ -69,11 +74,14 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     async close() {
       if (closed) return;
       closed = true;
+      // /ready says so at once, so load balancers stop sending work while requests drain.
+      svc.lifecycle.phase = 'stopping';
       // Parked long-polls answer now, so that closing does not wait for their heartbeats.
       svc.queues.stop();
       await app.close();
       await scheduler.stop();
       await jobs.stop();
+      await retention.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
@@ -87,22 +95,33 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
   // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
   wireDomains();
   const queues = new QueueRegistry();
-  const events = new LocalEventBus(queues);
+  const bus = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  events.observe((notice) => credentials.observe(notice));
+  bus.observe((notice) => credentials.observe(notice));
+  const metrics = new Metrics();
+  const markdown = new RenderPool({ onRendered: metrics.observeRender });
+  metrics.attach({
+    queues: () => queues.stats(),
+    renderQueue: () => markdown.queued,
+    dbPool: database.poolStats,
+    schedulerBacklog: () => schedulerBacklog(database.db, new Date()),
+    jobBacklog: () => jobBacklog(database.db, new Date(), Object.keys(JOB_KINDS)),
+  });
   return {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events,
+    events: metrics.timedPublisher(bus),
     queues,
     rateLimiter: memoryRateLimiter(),
     credentials,
-    markdown: new RenderPool(),
+    markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
     imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
     mailer: mailerFor(config, log),
+    metrics,
+    lifecycle: { phase: 'starting' },
   };
 }

@@ -10,6 +10,8 @@ import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { Lifecycle } from './health/routes.ts';
 
 export interface Services {
   config: Config;
@@ -30,4 +32,8 @@ export interface Services {
   imageProxyKey: string;
   /** Sends an email; only the email job calls it (email/queue.ts: queueEmail in a transaction). */
   mailer: Mailer;
+  /** Prometheus metrics (served at /metrics when METRICS_TOKEN is set). */
+  metrics: Metrics;
+  /** Starting, serving or stopping: what /ready reports. */
+  lifecycle: Lifecycle;
 }

@@ -73,7 +73,7 @@ export interface ChannelSettings {
 // ---------------------------------------------------------------- creating
 
 /** Checks and inserts one channel; the caller emits `stream/create`. */
-async function insertChannel(
+export async function insertChannel(
   html: (text: string) => string,
   tx: Tx,
   viewer: ChannelViewer,

@@ -16,6 +16,7 @@ import { ROLE, type Role } from '../users/roles.ts';
 import { ApiError } from '../http/errors.ts';
 import { assertDataDirFree } from '../db/lock.ts';
 import { setDailyInvitationLimit } from '../invitations/actions.ts';
+import { OPS_USAGE, opsCommand } from '../ops/cli.ts';
 
 const USAGE = `Usage: npm run manage -- <command> [options]
 
@@ -28,6 +29,7 @@ Commands:
   change-role     --org S --email E --role R
   reset-password  --org S --email E [--password P]
   set-invite-limit --org S --limit N|default   invitations the organization may send a day
+${OPS_USAGE}
 
 --org is an organization's subdomain ('' for the root organization).
 Roles: owner, administrator, moderator, member, guest.
@@ -62,6 +64,8 @@ export async function manage(argv: string[], out: (line: string) => void = conso
     out(USAGE);
     return command ? 0 : 2;
   }
+  const ops = await opsCommand(command, rest, out);
+  if (ops !== undefined) return ops;
   const { values } = parseArgs({
     args: rest,
     options: Object.fromEntries(

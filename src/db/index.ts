@@ -15,6 +15,8 @@ export interface OpenedDatabase {
   db: Db;
   kind: 'pglite' | 'postgres';
   close(): Promise<void>;
+  /** The PostgreSQL pool's connections (metrics); PGlite has one connection and no pool. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 }
 
 // Counts and sums come back as int8; every one we read fits a JS number.
@@ -36,7 +38,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabas
     // the pool replaces it on the next query.
     pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, kind: 'postgres', close: () => db.destroy(), poolStats };
   }
   let location: string | undefined;
   if (opts.dataDir !== ':memory:') {

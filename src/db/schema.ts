@@ -26,6 +26,8 @@ import type { PreviewTables } from '../previews/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { OnboardingTables } from '../onboarding/tables.ts';
 import type { EmailTables } from '../email/tables.ts';
+import type { ArchiveTables } from '../retention/tables.ts';
+import type { RealmExportTables } from '../export/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -53,7 +55,9 @@ export interface Database
     PreviewTables,
     AuthTables,
     OnboardingTables,
-    EmailTables {}
+    EmailTables,
+    ArchiveTables,
+    RealmExportTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

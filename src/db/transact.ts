@@ -22,16 +22,24 @@ export interface Emit {
  */
 const ATTEMPTS = 3;
 
-export async function transact<T>(svc: Pick<Services, 'db' | 'events'>, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+export async function transact<T>(
+  svc: Pick<Services, 'db' | 'events'> & { metrics?: Pick<Services['metrics'], 'observeTransaction'> },
+  work: (tx: Tx, emit: Emit) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const pending: Notice[] = [];
     const emit: Emit = (realmId, event, users, extra) => pending.push({ ...extra, realmId, event, users: [...users] });
+    const started = performance.now();
+    let result: T;
     try {
-      const result = await svc.db.transaction().execute((tx) => work(tx, emit));
-      if (pending.length > 0) svc.events.publish(pending);
-      return result;
+      result = await svc.db.transaction().execute((tx) => work(tx, emit));
     } catch (err) {
+      svc.metrics?.observeTransaction((performance.now() - started) / 1000, false);
       if (attempt >= ATTEMPTS || !isRaceLost(err)) throw err;
+      continue;
     }
+    svc.metrics?.observeTransaction((performance.now() - started) / 1000, true);
+    if (pending.length > 0) svc.events.publish(pending);
+    return result;
   }
 }

@@ -56,6 +56,13 @@ export class QueueRegistry {
     return queues.length;
   }
 
+  /** How many queues live, and how many have a long-poll parked (metrics). */
+  stats(): { queues: number; parked: number } {
+    let parked = 0;
+    for (const queue of this.#byId.values()) if (queue.waiting) parked++;
+    return { queues: this.#byId.size, parked };
+  }
+
   forUser(userId: number): Iterable<EventQueue> {
     return this.#byUser.get(userId) ?? [];
   }

@@ -21,6 +21,8 @@ export interface RenderPoolOptions {
   maxOutputLength?: number;
   /** Heap limit of each worker, in MB. Default 256. */
   maxHeapMb?: number;
+  /** Told how long each render took, waiting included (metrics). */
+  onRendered?: (seconds: number, ok: boolean) => void;
 }
 
 interface Job {
@@ -85,6 +87,7 @@ export class RenderPool {
   private holds: Hold[] = [];
   private nextId = 1;
   private closed = false;
+  private onRendered: RenderPoolOptions['onRendered'];
 
   constructor(options: RenderPoolOptions = {}) {
     this.size = options.size ?? Math.min(4, Math.max(1, availableParallelism() - 1));
@@ -92,6 +95,12 @@ export class RenderPool {
     this.maxInputLength = options.maxInputLength ?? 100_000;
     this.maxOutputLength = options.maxOutputLength ?? 1_000_000;
     this.maxHeapMb = options.maxHeapMb ?? 256;
+    this.onRendered = options.onRendered;
+  }
+
+  /** Renders waiting for a worker. */
+  get queued(): number {
+    return this.waitingCount();
   }
 
   /** `key`: whose render (the author); renders of one key wait behind each other. */
@@ -102,10 +111,14 @@ export class RenderPool {
         new MarkdownRenderError('too_large', `Message is too long to render (over ${this.maxInputLength} characters)`),
       );
     }
+    const started = performance.now();
+    const done = (ok: boolean) => this.onRendered?.((performance.now() - started) / 1000, ok);
     return new Promise((resolve, reject) => {
+      const settle = { resolve: (r: RenderResult) => (done(true), resolve(r)), reject: (e: Error) => (done(false), reject(e)) };
+      const job = { key, content, context, ...settle };
       const jobs = this.waiting.get(key);
-      if (jobs) jobs.push({ key, content, context, resolve, reject });
-      else this.waiting.set(key, [{ key, content, context, resolve, reject }]);
+      if (jobs) jobs.push(job);
+      else this.waiting.set(key, [job]);
       while (this.slots.length < this.size && this.slots.length < this.waitingCount() + this.busyCount()) this.spawn();
       this.dispatch();
     });

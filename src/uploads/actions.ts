@@ -39,7 +39,7 @@ export function sanitizeFileName(name: string): string {
 }
 
 /** `<realm_id>/<xx>/<random>/<name>`, as the reference lays out message uploads. */
-function newPathId(realmId: number, fileName: string): string {
+export function newPathId(realmId: number, fileName: string): string {
   return [String(realmId), randomInt(0, 256).toString(16), randomBytes(18).toString('base64url'), sanitizeFileName(fileName)].join('/');
 }
 
@@ -74,7 +74,7 @@ async function checkQuota(db: Services['db'] | Tx, realm: Realm, size: number): 
 }
 
 /** The thumbnails an image upload gets, stored; null facts when it is not an image we show inline. */
-async function storeThumbnails(svc: Services, pathId: string, data: Buffer, contentType: string): Promise<{ facts: ImageFacts | null; keys: string[] }> {
+export async function storeThumbnails(svc: Services, pathId: string, data: Buffer, contentType: string): Promise<{ facts: ImageFacts | null; keys: string[] }> {
   if (!THUMBNAIL_ACCEPT_IMAGE_TYPES.has(contentType)) return { facts: null, keys: [] };
   const facts = await probeImage(data);
   const thumbnails = facts ? await makeThumbnails(data, facts) : null;

@@ -2,6 +2,7 @@ import { inIds } from '../db/ids.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
+import { ROLE } from './roles.ts';
 import { badRequest } from '../http/errors.ts';
 import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
@@ -150,4 +151,10 @@ export async function accessUserByKey(
   const found = await getUserByEmail(db, realm.id, idOrEmail);
   if (!found) throw badRequest('No such user');
   return accessUser(db, realm, viewer, found.id, { allowBots: true, ...opts });
+}
+
+/** The organization's active administrators and owners (who hear of exports and export consent). */
+export async function activeAdministratorIds(db: Executor, realmId: number): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).where('role', '<=', ROLE.ADMINISTRATOR).execute();
+  return rows.map((r) => r.id);
 }

@@ -14,7 +14,7 @@ import { realmHost, settingsOf } from '../realm/queries.ts';
 import { isAdmin } from './roles.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
 import { checkEmailChange, startEmailChange } from './email-change.ts';
-import { getUser } from './queries.ts';
+import { activeAdministratorIds, getUser } from './queries.ts';
 import { canSeeDeliveryEmail } from './format.ts';
 import { avatarFacet, notifyUsers } from './actions.ts';
 import {
@@ -111,6 +111,11 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
       await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
     }
     if (visibility !== undefined) await announceEmailVisibility(tx, emit, realm, before, after);
+    // Administrators follow who allows a private data export (the reference's realm_export_consent).
+    if (values.allow_private_data_export !== undefined) {
+      const consent = { type: 'realm_export_consent', user_id: after.id, consented: values.allow_private_data_export as boolean };
+      emit(realm.id, consent, await activeAdministratorIds(tx, realm.id));
+    }
     if (values.presence_enabled !== undefined) await announcePresenceSharing(tx, emit, realm, after, values.presence_enabled as boolean);
     // Turning synchronization off deletes the server's copies (clients keep theirs): no events.
     if (values.enable_drafts_synchronization === false) await deleteAllDrafts(tx, after.id);

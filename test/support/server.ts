@@ -108,7 +108,7 @@ export interface TestServer extends RunningServer {
 
 let counter = 0;
 
-async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const name = `confab_test_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
@@ -162,6 +162,8 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     passwordHash: { memoryCost: 1024, timeCost: 1 },
     // Most test files count channels and messages from zero; onboarding.test.ts turns it on.
     onboarding: false,
+    // Tests run retention passes themselves, at the times they choose.
+    retention: { ...base.retention, intervalMs: 0 },
     rateLimit: { ...base.rateLimit, perUser: 100_000, perIp: 100_000 },
     logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
     ...overrides,

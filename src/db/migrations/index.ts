@@ -19,6 +19,9 @@ import * as systemBots from './0100_system_bots.ts';
 import * as welcomeBot from './0101_welcome_bot.ts';
 import * as uploads from './0110_uploads.ts';
 import * as userFeatures from './0120_user_features.ts';
+import * as archive from './0190_archive.ts';
+import * as archivedAttachments from './0192_archived_attachments.ts';
+import * as realmExports from './0191_realm_exports.ts';
 import * as scheduledMessages from './0130_scheduled_messages.ts';
 import * as submessages from './0140_submessages.ts';
 import * as realmPlaygrounds from './0141_realm_playgrounds.ts';
@@ -56,5 +59,8 @@ export const migrations: Record<string, Migration> = {
   '0161_onboarding_messages': onboardingMessages,
   '0170_bots': bots,
   '0180_server_secrets': serverSecrets,
+  '0190_archive': archive,
+  '0191_realm_exports': realmExports,
+  '0192_archived_attachments': archivedAttachments,
   '0200_email': email,
 };
