@@ -9,7 +9,7 @@ import { openDatabase, migrateToLatest, type OpenedDatabase } from './db/index.t
 import { memoryRateLimiter } from './auth/rate-limit.ts';
 import { argon2Hasher } from './auth/passwords.ts';
 import { buildApp } from './app.ts';
-import { wireDomains } from './wiring.ts';
+import { domainHooks } from './wiring.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
@@ -84,8 +84,6 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 
 /** The services of a process: the server's, or the manage command's. */
 export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
-  // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
-  wireDomains();
   const queues = new QueueRegistry();
   const events = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
@@ -104,5 +102,7 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     storage: localFileStorage(uploadsRoot(config)),
     imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
     mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
+    // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
+    hooks: domainHooks(),
   };
 }

@@ -10,6 +10,7 @@ import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
+import type { DomainHooks } from './hooks.ts';
 
 export interface Services {
   config: Config;
@@ -30,4 +31,9 @@ export interface Services {
   imageProxyKey: string;
   /** Every email the server sends (invitations, password resets). */
   mailer: Mailer;
+  /** Answers lower domains get from higher ones (wiring.ts), built once with the services. */
+  hooks: DomainHooks;
 }
+
+/** What a read that consults the hooks (who may see whom, channel stats...) needs. */
+export type Hooked = Pick<Services, 'hooks'>;

@@ -19,7 +19,7 @@ export const subscriptionSection: StateSection = {
   async fetch(ctx) {
     if (!ctx.user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] };
     const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
-    return subscriptionData(ctx.svc.db, viewer, {
+    return subscriptionData(ctx.svc, ctx.svc.db, viewer, {
       includeSubscribers: ctx.includeSubscribers,
       includeArchived: ctx.capabilities.archived_channels,
       notificationDefaults: ctx.capabilities.notification_settings_null ? undefined : notificationDefaults(ctx.user),
@@ -40,7 +40,7 @@ export const streamSection: StateSection = {
       const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
       visible = channels.filter((c) => hasMetadataAccess(viewer, c));
     }
-    const formatted = await formatChannels(ctx.svc.db, ctx.realm, visible);
+    const formatted = await formatChannels(ctx.svc, ctx.svc.db, ctx.realm, visible);
     return { streams: visible.map((c) => formatted.get(c.id)!).sort(compareByName) };
   },
   apply(state, event, ctx) {

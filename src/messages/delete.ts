@@ -2,7 +2,7 @@
 // delete which message, and the `delete_message` event.
 
 import { sql } from 'kysely';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
@@ -41,7 +41,7 @@ export async function deleteMessage(svc: Services, realm: Realm, actor: User, me
     const viewer = await channelViewer(tx, realm, actor);
     const { message, channel } = await messageToChange(tx, viewer, messageId);
     await checkCanDelete(tx, viewer, message, channel);
-    await deleteMessages(tx, emit, realm, [message], channel, actor);
+    await deleteMessages(svc, tx, emit, realm, [message], channel, actor);
   });
 }
 
@@ -49,7 +49,7 @@ export async function deleteMessage(svc: Services, realm: Realm, actor: User, me
  * Deletes messages of one conversation (rows that hang off a message go with it)
  * and tells everyone who had them, the deleting user included.
  */
-export async function deleteMessages(tx: Tx, emit: Emit, realm: Realm, messages: Message[], channel: Channel | null, actor: User | null): Promise<void> {
+export async function deleteMessages(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, messages: Message[], channel: Channel | null, actor: User | null): Promise<void> {
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = await messageAudience(tx, ids, channel);
   if (actor) audience.add(actor.id);
@@ -61,6 +61,6 @@ export async function deleteMessages(tx: Tx, emit: Emit, realm: Realm, messages:
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });
   if (channel && firstBefore !== null && ids.includes(firstBefore)) {
-    await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
+    await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
   }
 }

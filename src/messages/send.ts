@@ -2,7 +2,7 @@
 // it, what it says, who receives it with which flags, and the events.
 
 import { sql } from 'kysely';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
@@ -98,10 +98,10 @@ async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel):
   return sub !== undefined;
 }
 
-async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
+async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
   if (to === undefined) throw missingArgument('to');
   const address = directAddress(to);
-  const access = await accessibleUsers(tx, realm, sender);
+  const access = await accessibleUsers(svc, tx, realm, sender);
   const users: User[] = [];
   if ('ids' in address) {
     const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(address.ids)})`).execute();
@@ -208,11 +208,6 @@ export interface SentMessage {
 
 /** Runs in the send's transaction (see wiring.ts). */
 export type MessageSentHook = (tx: Tx, sent: SentMessage) => Promise<void>;
-const sentHooks: MessageSentHook[] = [];
-
-export function registerMessageSentHook(hook: MessageSentHook): void {
-  sentHooks.push(hook);
-}
 
 export interface SendResult {
   id: number;
@@ -256,10 +251,10 @@ export async function sendWithin(
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
       participants = await channelParticipants(tx, channel);
     } else {
-      const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
+      const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
       participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
       // A first conversation lets limited participants (can_access_all_users_group) see each other.
-      const access = await watchUserAccess(tx, realm, async () => participants.map((u) => u.id));
+      const access = await watchUserAccess(svc, tx, realm, async () => participants.map((u) => u.id));
       recipientId = await dmRecipientId(
         tx,
         realm.id,
@@ -281,7 +276,7 @@ export async function sendWithin(
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
 
-    for (const hook of sentHooks) await hook(tx, { realm, sender, messageId: message.id, channel, participants, mentionedUserIds });
+    for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, participants, mentionedUserIds });
     const result: SendResult = { id: message.id };
     if (channel) {
       const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
@@ -382,7 +377,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
     publicChannel: channel !== undefined && !channel.invite_only,
     localEcho: d.localEcho,
   });
-  if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
+  if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids };
 }
 

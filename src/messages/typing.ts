@@ -86,7 +86,7 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
   if (!settings.send_private_typing_notifications) throw badRequest(DIRECT_DISABLED);
   const ids = [...new Set([...req.to, sender.id])];
   const users = await svc.db.selectFrom('users').select(['id', 'email']).where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
-  const access = await accessibleUsers(svc.db, realm, sender);
+  const access = await accessibleUsers(svc, svc.db, realm, sender);
   for (const id of req.to) {
     if (!users.some((u) => u.id === id) || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
   }

@@ -14,7 +14,7 @@ import { badRequest } from '../http/errors.ts';
 import { RESOLVERS } from './resolvers.ts';
 
 /** `author`: who writes the text, when someone does; what they may not see stays unresolved. */
-export type ReferenceResolver = (db: Executor, realm: Realm, refs: References, author: User | null) => Promise<Partial<RenderContext>>;
+export type ReferenceResolver = (svc: Services, db: Executor, realm: Realm, refs: References, author: User | null) => Promise<Partial<RenderContext>>;
 
 export interface RenderRequest {
   realm: Realm;
@@ -35,7 +35,7 @@ export interface RenderRequest {
 export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
   const db = req.db ?? svc.db;
   const refs = collectReferences(req.content);
-  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(db, req.realm, refs, req.author ?? null)));
+  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(svc, db, req.realm, refs, req.author ?? null)));
   const context: RenderContext = Object.assign(
     {
       server_url: realmUrl(req.realm, svc.config),

@@ -36,7 +36,7 @@ async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: Fasti
     if (!viewer && (!byId || !realm || !settingsOf(realm).enable_spectator_access)) throw unauthorized();
     const target = realm ? (byId ? await getUser(svc.db, realm.id, Number(key)) : await getUserByEmail(svc.db, realm.id, key)) : undefined;
     let url: string;
-    if (target && realm && canAccess(await accessibleUsers(svc.db, realm, viewer), target.id)) {
+    if (target && realm && canAccess(await accessibleUsers(svc, svc.db, realm, viewer), target.id)) {
       url = medium ? mediumAvatarUrl(target) : avatarUrl(target);
     } else if (!byId) {
       url = `https://secure.gravatar.com/avatar/${createHash('md5').update(key.toLowerCase()).digest('hex')}?d=identicon`;
