@@ -425,7 +425,7 @@ export async function mentionFlags(
   rendered: RenderResult,
   recipientIds: Set<number>,
 ): Promise<Map<number, number>> {
-  const { realm, user: sender } = viewer;
+  const { user: sender } = viewer;
   const flags = new Map<number, number>();
   const add = (userId: number, bit: number) => {
     if (recipientIds.has(userId)) flags.set(userId, (flags.get(userId) ?? 0) | bit);

@@ -31,8 +31,8 @@ export type TypingRequest =
 const DIRECT_DISABLED = 'User has disabled typing notifications for direct messages';
 const CHANNEL_DISABLED = 'User has disabled typing notifications for channel messages';
 
-/** Of these users, the active ones who receive typing notifications, without the typist. */
-async function listeners(db: Executor, realmId: number, userIds: number[], typist: User): Promise<number[]> {
+/** Of these users, the active ones who receive typing notifications (the typist too, see below). */
+async function listeners(db: Executor, realmId: number, userIds: number[], _typist: User): Promise<number[]> {
   if (userIds.length === 0) return [];
   const users = await db
     .selectFrom('users')

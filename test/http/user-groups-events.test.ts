@@ -235,7 +235,7 @@ test('mentions: deactivated groups render silent; can_mention_group decides who 
 test('mentions in messages sent through the API: can_mention_group is enforced, deactivated groups notify nobody', async () => {
   ok(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'Group mentions' }], principals: [owner.id, member.id, other.id, moderator.id] }));
   await create(member, { name: 'Mentionable', members: [other.id] });
-  const closed = await create(member, { name: 'Restricted', members: [other.id], can_mention_group: { direct_members: [moderator.id], direct_subgroups: [] } });
+  await create(member, { name: 'Restricted', members: [other.id], can_mention_group: { direct_members: [moderator.id], direct_subgroups: [] } });
   const gone = await create(member, { name: 'Retired', members: [other.id] });
   ok(await member.post(`/user_groups/${gone}/deactivate`));
   const send = (c: Client, content: string) => c.post('/messages', { type: 'stream', to: 'Group mentions', topic: 'mentions', content });
