@@ -33,13 +33,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function createServer(config: Config, log?: Logger): Promise<RunningServer> {
+/** `onQuery`: told of every SQL statement (test/support/server.ts counts them). */
+export async function createServer(config: Config, log?: Logger, opts: { onQuery?: (sql: string) => void } = {}): Promise<RunningServer> {
   const logger = log ?? pino({ level: config.logLevel });
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
+    onQuery: opts.onQuery,
   });
   await migrateToLatest(database.db);
   const svc = await buildServices(config, database, logger);
