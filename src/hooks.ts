@@ -10,6 +10,7 @@ import type { NamedTopicCheck, UnsubscribeHook } from './channels/actions.ts';
 import type { NoticeSender } from './notification_bot/index.ts';
 import type { MessageSentHook } from './messages/send.ts';
 import type { RealmCreatedHook } from './realm/actions.ts';
+import type { ReferenceResolver } from './rendering/index.ts';
 
 export interface DomainHooks {
   /** What other domains do when an account is created, deactivated or reactivated (in its transaction). */
@@ -30,4 +31,6 @@ export interface DomainHooks {
   readonly messageSent: readonly MessageSentHook[];
   /** What a new organization starts with (onboarding), in its transaction. */
   readonly realmCreated: RealmCreatedHook;
+  /** What a Markdown text refers to (users, groups, channels...), each domain's resolver (rendering/resolvers.ts). */
+  readonly referenceResolvers: readonly ReferenceResolver[];
 }

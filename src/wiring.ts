@@ -13,6 +13,7 @@ import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.t
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
 import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
+import { RESOLVERS } from './rendering/resolvers.ts';
 
 export function domainHooks(): DomainHooks {
   return {
@@ -30,5 +31,6 @@ export function domainHooks(): DomainHooks {
     sendNotice: sendInternalMessage,
     messageSent: [queueOutgoingWebhooks],
     realmCreated: onboardOrganization,
+    referenceResolvers: RESOLVERS,
   };
 }

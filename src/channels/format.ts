@@ -7,11 +7,12 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
-import { CHANNEL_PERMISSION_SETTINGS, type ChannelPermission } from '../user_groups/permission-settings.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
 import { subscriberIds } from './queries.ts';
 
-export const CHANNEL_PERMISSIONS = Object.keys(CHANNEL_PERMISSION_SETTINGS) as ChannelPermission[];
+// Defined beside the permission checks (access.ts), below queries.ts, which needs it too.
+import { CHANNEL_PERMISSIONS } from './access.ts';
+export { CHANNEL_PERMISSIONS };
 
 /** Facts about a channel that come from its messages (the messages domain supplies them). */
 export interface ChannelStats {
