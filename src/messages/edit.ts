@@ -42,12 +42,13 @@ import { channelRecipientId } from './recipients.ts';
 import { FLAG_BITS, MENTION_BITS, flagNames } from './flags.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
-import { copyHolders, firstMessageId, messageAudience, messageToChange } from './changes.ts';
+import { copyHolders, firstMessageId, messageAudience } from './changes.ts';
 import { intArray } from './state-support.ts';
 import { deleteMessages } from './delete.ts';
 import { notificationBot } from '../users/system-bots.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { isResolveNotice, newThreadNotice, oldThreadNotice, resolveNotice, RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS, type MovedMessages } from './move-notices.ts';
+import { messageToChange } from './access.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];

@@ -21,9 +21,8 @@ import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts'
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
 import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
+import { groupMemberIds, } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
-import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
 import { channelRecipientId, dmRecipientId } from './recipients.ts';
@@ -35,6 +34,7 @@ import { inIds, intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { attachWidget } from './submessages.ts';
+import { checkDirectMessagePolicy } from './access.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -119,26 +119,6 @@ async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender
   }
   for (const user of users) if (!user.is_active && !user.is_bot) throw badRequest(`'${user.email}' is no longer using Confab.`);
   return users;
-}
-
-/** The organization's direct message policies, for a conversation among `participants`. */
-async function checkDirectMessagePolicy(tx: Tx, viewer: ChannelViewer, participants: User[], recipientId: number): Promise<void> {
-  const { realm, user: sender } = viewer;
-  const others = participants.filter((u) => u.id !== sender.id);
-  if (others.length === 0) return;
-  const permission = realm.group_settings.direct_message_permission_group;
-  const setting = REALM_PERMISSION_SETTINGS.direct_message_permission_group;
-  // Allowed when someone in the conversation is in the group (bots always may receive).
-  let allowed = others.every((u) => u.is_bot) || holdsRealmPermission(viewer, 'direct_message_permission_group');
-  for (const u of others) if (!allowed && (await hasPermission(tx, u, setting, permission))) allowed = true;
-  if (!allowed) {
-    if (permission === (await systemGroupIds(tx, realm.id))['role:nobody']) throw badRequest('Direct messages are disabled in this organization.');
-    throw badRequest('You do not have permission to send direct messages to this recipient.');
-  }
-  if (!holdsRealmPermission(viewer, 'direct_message_initiator_group')) {
-    const earlier = await tx.selectFrom('messages').select('id').where('recipient_id', '=', recipientId).limit(1).executeTakeFirst();
-    if (!earlier) throw badRequest('You do not have permission to initiate direct message conversations.');
-  }
 }
 
 /** Users who took part in a topic: those a topic wildcard mention reaches. */

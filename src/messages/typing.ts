@@ -15,9 +15,9 @@ import { accessibleUsers, canAccess } from '../users/queries.ts';
 import { channelViewer, hasContentAccess, hasMetadataAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
 import { checkCanPost } from './send.ts';
-import { canSee } from './search.ts';
 import { normalizeTopic } from './validation.ts';
 import { intArray } from './state-support.ts';
+import { canSee } from './access.ts';
 
 /** Larger channels get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
