@@ -47,6 +47,7 @@ import { registerIntegrationRoutes } from './integrations/routes.ts';
 import { registerImageProxyRoutes } from './previews/proxy.ts';
 import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
 import { WebClient } from './web_client/serve.ts';
+import { registerEmailChangeRoute } from './users/email-change-route.ts';
 
 /** Every domain's API routes, in one table. */
 export function apiRoutes(): Router {
@@ -111,6 +112,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   registerUploadFileRoutes(app, svc);
   registerIntegrationRoutes(app, svc);
   registerImageProxyRoutes(app, svc);
+  registerEmailChangeRoute(app, svc);
 
   const webClient = new WebClient(svc.config);
   app.setNotFoundHandler((req, reply) => {

@@ -10,10 +10,16 @@ export interface Config {
   uploadsDir: string | undefined;
   /** The largest file POST /user_uploads takes (MAX_FILE_UPLOAD_SIZE_MIB, the reference's 25). */
   maxFileUploadMib: number;
-  /** Where emails are written until the server speaks SMTP; default `<dataDir>/outbox` (email/mailer.ts). */
+  /** EMAIL_URL: smtp://user:pass@host:port or smtps://...; unset, emails are written to the outbox (email/mailer.ts). */
+  emailUrl: string | undefined;
+  /** Where emails are written without EMAIL_URL; default `<dataDir>/outbox` (email/mailer.ts). */
   outboxDir: string | undefined;
-  /** The sender of the server's emails. */
+  /** The sender of the server's emails (EMAIL_FROM). */
   emailFrom: string;
+  /** How long an SMTP server has to connect, greet and answer (EMAIL_TIMEOUT_MS). */
+  emailTimeoutMs: number;
+  /** The wait before the first retry of a failed email; it doubles after each failure (EMAIL_RETRY_MS). */
+  emailRetryMs: number;
   /** How long a password-reset link works. */
   passwordResetValidityMinutes: number;
   /** The built web client (web/dist): served at `/`. */
@@ -90,8 +96,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     dataDir: env.DATA_DIR ?? './data',
     uploadsDir: env.UPLOADS_DIR || undefined,
     maxFileUploadMib: int(env.MAX_FILE_UPLOAD_SIZE_MIB, 25),
+    emailUrl: env.EMAIL_URL || undefined,
     outboxDir: env.OUTBOX_DIR || undefined,
     emailFrom: env.EMAIL_FROM ?? 'Confab <noreply@localhost>',
+    emailTimeoutMs: int(env.EMAIL_TIMEOUT_MS, 30_000),
+    emailRetryMs: int(env.EMAIL_RETRY_MS, 30_000),
     passwordResetValidityMinutes: int(env.PASSWORD_RESET_VALIDITY_MINUTES, 1440),
     webClientDir: env.WEB_CLIENT_DIR ?? new URL('../web/dist', import.meta.url).pathname,
     onboarding: true,

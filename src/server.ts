@@ -22,7 +22,7 @@ import { SERVER_GENERATION, versionFields } from './version.ts';
 import { startJobWorker } from './jobs/worker.ts';
 import { JOB_KINDS } from './jobs/kinds.ts';
 import { loadImageProxyKey } from './previews/secret.ts';
-import { outboxDir, outboxMailer } from './email/mailer.ts';
+import { mailerFor } from './email/mailer.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -103,7 +103,7 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),
     imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
-    mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
+    mailer: mailerFor(config, log),
     // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
     hooks: domainHooks(),
   };

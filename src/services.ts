@@ -29,7 +29,7 @@ export interface Services {
   storage: FileStorage;
   /** HMAC key of the image proxy's signed URLs (previews/secret.ts). */
   imageProxyKey: string;
-  /** Every email the server sends (invitations, password resets). */
+  /** Sends an email; only the email job calls it (email/queue.ts: queueEmail in a transaction). */
   mailer: Mailer;
   /** Answers lower domains get from higher ones (wiring.ts), built once with the services. */
   hooks: DomainHooks;

@@ -12,6 +12,7 @@ import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
+import { queueMissedMessageEmails } from './email/missed-messages.ts';
 import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
 import { RESOLVERS } from './rendering/resolvers.ts';
 
@@ -29,7 +30,7 @@ export function domainHooks(): DomainHooks {
     namedTopicCheck: hasNamedTopics,
     afterUnsubscribe: markChannelMessagesRead,
     sendNotice: sendInternalMessage,
-    messageSent: [queueOutgoingWebhooks],
+    messageSent: [queueOutgoingWebhooks, queueMissedMessageEmails],
     realmCreated: onboardOrganization,
     referenceResolvers: RESOLVERS,
   };

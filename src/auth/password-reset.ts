@@ -1,11 +1,15 @@
 // Forgotten passwords: an emailed link with a single-use, expiring secret
 // (only its hash is stored). Asking never says whether the address has an
 // account; using the link sets the password and ends every browser session.
+// The token and its email are written in one transaction (email/queue.ts).
 
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
+import type { Email } from '../email/mailer.ts';
+import { escapeHtml } from '../markdown/util.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { transact } from '../db/transact.ts';
+import { queueEmail } from '../email/queue.ts';
 import { realmUrl, settingsOf } from '../realm/queries.ts';
 import { getUserByEmail } from '../users/queries.ts';
 import { checkPasswordStrength } from '../users/validation.ts';
@@ -34,23 +38,31 @@ export async function requestPasswordReset(svc: Services, realmOrNone: Realm | u
   if (!svc.rateLimiter.hit(`password-reset:${user.id}`, RESETS_PER_HOUR, 3600).allowed) return;
   const token = randomToken(40);
   const now = new Date();
-  await svc.db
-    .insertInto('password_reset_tokens')
-    .values({
-      token_hash: hashToken(token),
-      realm_id: realm.id,
-      user_id: user.id,
-      created_at: now,
-      expires_at: new Date(now.getTime() + svc.config.passwordResetValidityMinutes * 60_000),
-    })
-    .execute();
   const link = passwordResetLink(realm, svc.config, token);
   const hours = Math.round(svc.config.passwordResetValidityMinutes / 60);
-  await svc.mailer.send({
-    to: user.delivery_email,
-    subject: `Reset your password for ${realm.name}`,
-    text: `Someone (hopefully you) asked to reset the password of ${user.delivery_email} in ${realm.name}.\n\nSet a new password here (the link works once, for ${hours} hours):\n${link}\n\nIf it was not you, ignore this email: nothing changes.\n`,
+  await transact(svc, async (tx) => {
+    await tx
+      .insertInto('password_reset_tokens')
+      .values({
+        token_hash: hashToken(token),
+        realm_id: realm.id,
+        user_id: user.id,
+        created_at: now,
+        expires_at: new Date(now.getTime() + svc.config.passwordResetValidityMinutes * 60_000),
+      })
+      .execute();
+    await queueEmail(tx, realm.id, passwordResetEmail(realm, user.delivery_email, link, hours));
   });
+}
+
+function passwordResetEmail(realm: Realm, address: string, link: string, hours: number): Email {
+  const text = `Someone (hopefully you) asked to reset the password of ${address} in ${realm.name}.\n\nSet a new password here (the link works once, for ${hours} hours):\n${link}\n\nIf it was not you, ignore this email: nothing changes.\n`;
+  const html = [
+    `<p>Someone (hopefully you) asked to reset the password of ${escapeHtml(address)} in <b>${escapeHtml(realm.name)}</b>.</p>`,
+    `<p><a href="${escapeHtml(link)}">Set a new password</a> (the link works once, for ${hours} hours).</p>`,
+    '<p>If it was not you, ignore this email: nothing changes.</p>',
+  ].join('\n');
+  return { to: address, subject: `Reset your password for ${realm.name}`, text, html };
 }
 
 /** POST /accounts/password/reset/<token>: the link's one use. */

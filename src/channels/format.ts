@@ -8,7 +8,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
-import { subscriberIds } from './queries.ts';
+import { subscriberCounts } from './queries.ts';
 
 // Defined beside the permission checks (access.ts), below queries.ts, which needs it too.
 import { CHANNEL_PERMISSIONS } from './access.ts';
@@ -49,7 +49,7 @@ export async function formatChannels(svc: Hooked, db: Executor, realm: Realm, ch
   const settingIds = channels.flatMap((c) => CHANNEL_PERMISSIONS.map((p) => c[`${p}_id`]));
   const [values, counts, stats, system] = await Promise.all([
     groupSettingValues(db, settingIds),
-    subscriberIds(db, ids),
+    subscriberCounts(db, ids),
     svc.hooks.channelStats(db, ids),
     systemGroupIds(db, realm.id),
   ]);
@@ -81,7 +81,7 @@ export async function formatChannels(svc: Hooked, db: Executor, realm: Realm, ch
       folder_id: c.folder_id,
       is_recently_active: ageDays < RECENTLY_ACTIVE_DAYS || (s.last_message_at !== null && now - s.last_message_at < RECENTLY_ACTIVE_DAYS * DAY),
       ...groups,
-      subscriber_count: counts.get(c.id)!.length,
+      subscriber_count: counts.get(c.id)!,
       // Too new to estimate during its first week; afterwards, messages per week.
       stream_weekly_traffic: ageDays < 7 ? null : Math.round((s.recent_messages * 7) / Math.min(28, ageDays)),
     });

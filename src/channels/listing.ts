@@ -57,9 +57,9 @@ const PARTIAL_THRESHOLD = 250;
 const RECENT_DAYS = 14;
 
 async function subscriberLists(db: Executor, channelIds: number[], mode: SubscriberMode) {
-  const full = await subscriberIds(db, channelIds);
   const lists = new Map<number, Record<string, number[]>>();
   if (mode === false) return lists;
+  const full = await subscriberIds(db, channelIds);
   let recent: Set<number> | undefined;
   for (const id of channelIds) {
     const subscribers = full.get(id)!;
@@ -100,9 +100,16 @@ export async function subscriptionData(
   svc: Hooked,
   db: Executor,
   viewer: ChannelViewer,
-  opts: { includeSubscribers: SubscriberMode; includeArchived: boolean; notificationDefaults?: Record<string, boolean> },
+  opts: {
+    includeSubscribers: SubscriberMode;
+    includeArchived: boolean;
+    notificationDefaults?: Record<string, boolean>;
+    /** The organization's channels and their formatting, when the caller has them already (register). */
+    channels?: Channel[];
+    format?: (channels: Channel[]) => Promise<Map<number, ApiChannel>>;
+  },
 ): Promise<SubscriptionData> {
-  const channels = (await listChannels(db, viewer.realm.id)).filter((c) => opts.includeArchived || !c.is_archived);
+  const channels = (opts.channels ?? (await listChannels(db, viewer.realm.id))).filter((c) => opts.includeArchived || !c.is_archived);
   const subs = new Map((await subscriptionsOf(db, viewer.user.id)).map((s) => [s.channel_id, s]));
   const subscribed: [Channel, Subscription][] = [];
   const unsubscribed: [Channel, Subscription][] = [];
@@ -116,7 +123,7 @@ export async function subscriptionData(
     else never.push(c);
   }
   const shown = [...subscribed.map(([c]) => c), ...unsubscribed.map(([c]) => c), ...never];
-  const formatted = await formatChannels(svc, db, viewer.realm, shown);
+  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs)))(shown);
   const lists = await subscriberLists(
     db,
     shown.map((c) => c.id),

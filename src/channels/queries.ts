@@ -51,6 +51,12 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
 }
 
 /** A channel the viewer may know of, or "Invalid channel ID" (no hint that it exists). */
+/** Every channel's name by id, archived ones too (for lists that name channels). */
+export async function channelNamesById(db: Executor, realmId: number): Promise<Map<number, string>> {
+  const rows = await db.selectFrom('channels').select(['id', 'name']).where('realm_id', '=', realmId).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 export async function accessChannel(db: Executor, viewer: ChannelViewer, channelId: number): Promise<Channel> {
   const channel = await getChannel(db, viewer.realm.id, channelId);
   if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest('Invalid channel ID');
@@ -82,6 +88,23 @@ export async function subscriberIds(db: Executor, channelIds: number[]): Promise
     .orderBy('s.user_id')
     .execute();
   for (const r of rows) result.get(r.channel_id)!.push(r.user_id);
+  return result;
+}
+
+/** How many active subscribers (active users) each channel has: counted by the database, not listed. */
+export async function subscriberCounts(db: Executor, channelIds: number[]): Promise<Map<number, number>> {
+  const result = new Map<number, number>(channelIds.map((id) => [id, 0]));
+  if (channelIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.channel_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('s.channel_id', 'in', channelIds)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .groupBy('s.channel_id')
+    .execute();
+  for (const r of rows) result.set(r.channel_id, Number(r.n));
   return result;
 }
 

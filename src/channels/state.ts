@@ -2,13 +2,14 @@
 // never_subscribed), `stream` (streams) and `default_streams`, and how each
 // channel event updates them.
 
-import type { RegisterContext, State, StateSection } from '../events/state.ts';
+import { once, type RegisterContext, type State, type StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
-import { channelViewer, hasMetadataAccess } from './access.ts';
+import { channelViewer, hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { isGuest } from '../users/roles.ts';
 import { subscriptionData } from './listing.ts';
 import { notificationDefaults } from './events.ts';
-import { compareByName, formatChannels } from './format.ts';
+import { compareByName, formatChannels, type ApiChannel } from './format.ts';
+import type { Channel } from './tables.ts';
 import { defaultChannelIds, listChannels } from './queries.ts';
 
 type Entry = Record<string, any>;
@@ -18,10 +19,11 @@ export const subscriptionSection: StateSection = {
   types: ['subscription'],
   async fetch(ctx) {
     if (!ctx.user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] };
-    const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
-    return subscriptionData(ctx.svc, ctx.svc.db, viewer, {
+    return subscriptionData(ctx.svc, ctx.svc.db, await viewerOf(ctx), {
       includeSubscribers: ctx.includeSubscribers,
       includeArchived: ctx.capabilities.archived_channels,
+      channels: await channelsOf(ctx),
+      format: () => formattedChannels(ctx),
       notificationDefaults: ctx.capabilities.notification_settings_null ? undefined : notificationDefaults(ctx.user),
     });
   },
@@ -34,13 +36,13 @@ export const subscriptionSection: StateSection = {
 export const streamSection: StateSection = {
   types: ['stream'],
   async fetch(ctx) {
-    const channels = (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived);
+    const channels = await channelsOf(ctx);
     let visible = channels.filter((c) => c.is_web_public);
     if (ctx.user) {
-      const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
+      const viewer = await viewerOf(ctx);
       visible = channels.filter((c) => hasMetadataAccess(viewer, c));
     }
-    const formatted = await formatChannels(ctx.svc, ctx.svc.db, ctx.realm, visible);
+    const formatted = await formattedChannels(ctx);
     return { streams: visible.map((c) => formatted.get(c.id)!).sort(compareByName) };
   },
   apply(state, event, ctx) {
@@ -68,6 +70,21 @@ export const defaultChannelsSection: StateSection = {
     if (event.type === 'default_streams') state.realm_default_streams = event.default_streams;
   },
 };
+
+// The subscription and stream sections read the same channels: once per register call.
+function viewerOf(ctx: RegisterContext): Promise<ChannelViewer> {
+  return once(ctx, 'channels:viewer', () => channelViewer(ctx.svc.db, ctx.realm, ctx.user!));
+}
+
+/** The organization's channels this client lists (archived ones only with the capability). */
+function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
+  return once(ctx, 'channels:list', async () => (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived));
+}
+
+/** Every listed channel formatted; each section picks the ones the caller may see. */
+function formattedChannels(ctx: RegisterContext): Promise<Map<number, ApiChannel>> {
+  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx)));
+}
 
 function find(list: Entry[] | undefined, streamId: number): Entry | undefined {
   return list?.find((e) => e.stream_id === streamId);

@@ -25,6 +25,7 @@ import type { JobTables } from '../jobs/tables.ts';
 import type { PreviewTables } from '../previews/tables.ts';
 import type { AuthTables } from '../auth/tables.ts';
 import type { OnboardingTables } from '../onboarding/tables.ts';
+import type { EmailTables } from '../email/tables.ts';
 
 export interface Database
   extends RealmTables,
@@ -51,7 +52,8 @@ export interface Database
     JobTables,
     PreviewTables,
     AuthTables,
-    OnboardingTables {}
+    OnboardingTables,
+    EmailTables {}
 
 export type Db = Kysely<Database>;
 /** Either the database or an open transaction: what query functions take. */

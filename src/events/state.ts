@@ -37,6 +37,16 @@ export interface StateSection {
   apply?(state: State, event: ServerEvent, ctx: RegisterContext): void;
 }
 
+/**
+ * What `make` reads, read once per register call: sections fetch in parallel
+ * and several need the same rows (the channel list, the caller's groups).
+ */
+export function once<T>(ctx: RegisterContext, key: string, make: () => Promise<T>): Promise<T> {
+  let value = ctx.cache.get(key) as Promise<T> | undefined;
+  if (!value) ctx.cache.set(key, (value = make()));
+  return value;
+}
+
 export function selected(section: StateSection, fetchTypes: Set<string> | null): boolean {
   if (fetchTypes === null) return true;
   return section.requireAll ? section.types.every((t) => fetchTypes.has(t)) : section.types.some((t) => fetchTypes.has(t));

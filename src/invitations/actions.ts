@@ -3,8 +3,9 @@
 // one, which creates the account. Each writes in one transaction and tells
 // administrators and the inviter `invites_changed` after the commit.
 //
-// Email invitations go out through the server's Mailer (email/mailer.ts) after
-// the commit; the link is also logged, for the operator (docs/DECISIONS.md).
+// Email invitations are queued in the same transaction (email/queue.ts) and
+// sent by the job worker after the commit; the link is also logged, for the
+// operator (docs/DECISIONS.md).
 
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../services.ts';
@@ -26,6 +27,7 @@ import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
 import { invitationEmail } from './mail.ts';
+import { queueEmail } from '../email/queue.ts';
 import { acceptedNotices } from './notices.ts';
 import {
   accountsByEmail,
@@ -190,18 +192,11 @@ async function notifyInvitesChanged(tx: Tx, emit: Emit, realm: Realm, referrerId
   emit(realm.id, { type: 'invites_changed' }, new Set([...admins.map((a) => a.id), ...referrerIds]));
 }
 
-/**
- * Emails the invitation. The invitation is already stored: a mail failure is
- * logged, not the request's error (a resend tries again).
- */
-async function deliver(svc: Services, realm: Realm, inv: Invitation, inviter: User): Promise<void> {
+/** Queues the invitation's email in the transaction that stores the invitation: both happen, or neither. */
+async function deliver(svc: Services, tx: Tx, realm: Realm, inv: Invitation, inviter: User): Promise<void> {
   const link = invitationLink(realm, svc.config, inv.token);
   svc.log.info({ realm: realm.string_id, invitation_id: inv.id, email: inv.email, link }, 'invitation to deliver');
-  try {
-    await svc.mailer.send(invitationEmail(realm, inviter, inv, link));
-  } catch (err) {
-    svc.log.error({ err, invitation_id: inv.id }, 'invitation email not sent');
-  }
+  await queueEmail(tx, realm.id, invitationEmail(realm, inviter, inv, link));
 }
 
 /** Who may invite at all, and as what: shared by email invitations and links. */
@@ -223,7 +218,7 @@ export async function sendInvitations(
   const emails = parseInviteeEmails(inviteeEmails);
   if (emails.length === 0) throw badRequest('You must specify at least one email address.');
   const settings = { ...s, welcomeMessageCustomText: isAdmin(actor) ? s.welcomeMessageCustomText : null };
-  const { sent, skipped } = await transact(svc, async (tx, emit) => {
+  const { skipped } = await transact(svc, async (tx, emit) => {
     await takeTurns(tx, realm.id);
     const channels = await checkChannels(tx, realm, actor, s.channelIds);
     const groupIds = await checkGroups(tx, realm, actor, s.groupIds);
@@ -259,10 +254,10 @@ export async function sendInvitations(
       sent.push(await insertInvitation(tx, realm, actor, settings, channels, groupIds, { email, notifyReferrerOnJoin: s.notifyReferrerOnJoin }));
     }
     await recordSend(tx, realm.id, sent.length);
+    for (const inv of sent) await deliver(svc, tx, realm, inv, actor);
     await notifyInvitesChanged(tx, emit, realm, [actor.id]);
     return { sent, skipped };
   });
-  for (const inv of sent) await deliver(svc, realm, inv, actor);
   if (skipped.length > 0) {
     throw invitationFailed(
       "Some of those addresses are already using Confab, so we didn't send them an invitation. We did send invitations to everyone else!",
@@ -314,7 +309,7 @@ export async function revokeInvitation(svc: Services, realm: Realm, actor: User,
  */
 export async function resendInvitation(svc: Services, realm: Realm, actor: User, id: number): Promise<void> {
   requireMemberOrAdmin(actor);
-  const inv = await transact(svc, async (tx, emit) => {
+  await transact(svc, async (tx, emit) => {
     await takeTurns(tx, realm.id);
     const inv = await accessInvitation(tx, realm, actor, id, false);
     if (isRevoked(inv)) throw badRequest('No such invitation');
@@ -328,11 +323,10 @@ export async function resendInvitation(svc: Services, realm: Realm, actor: User,
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordSend(tx, realm.id, 1);
+    const inviter = (await getUser(tx, realm.id, inv.referred_by_id)) ?? actor;
+    await deliver(svc, tx, realm, updated, inviter);
     await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
-    return updated;
   });
-  const inviter = (await getUser(svc.db, realm.id, inv.referred_by_id)) ?? actor;
-  await deliver(svc, realm, inv, inviter);
 }
 
 export interface Acceptance {

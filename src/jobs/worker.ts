@@ -1,5 +1,5 @@
 // The job table's worker: work that must happen outside requests and must not
-// be lost (outgoing webhook deliveries; the email queue can use it too).
+// be lost (outgoing webhook deliveries, link previews, emails).
 //
 // A job is inserted in the transaction of the change that causes it, so it
 // exists exactly when that change does. A pass claims one due job at a time
@@ -24,8 +24,8 @@ export interface JobKind {
   maxAttempts: number;
   /** How long a claimed job is held before another pass may take it (longer than a run). */
   leaseMs: number;
-  /** The wait after failed attempt `attempt` (1-based). */
-  backoffMs(attempt: number): number;
+  /** The wait after failed attempt `attempt` (1-based); `config` for kinds whose waits the operator sets. */
+  backoffMs(attempt: number, config: Services['config']): number;
   /** Does the work; throwing means this attempt failed. */
   run(svc: Services, job: Job): Promise<void>;
   /** After the last failure, in the transaction that marks the job failed. */
@@ -42,13 +42,18 @@ export async function enqueueJob(tx: Tx, job: { realmId: number | null; kind: st
     .execute();
 }
 
-/** Claims the next due job no other pass holds: leased and its attempt counted. */
+/**
+ * Claims the next due job of the given kinds that no other pass holds: leased
+ * and its attempt counted. A job of a kind this process does not know waits
+ * (for a process that does), rather than failing.
+ */
 async function claimNext(svc: Services, kinds: JobKinds, now: Date): Promise<{ job: Job; leaseMs: number } | undefined> {
   return svc.db.transaction().execute(async (tx) => {
     const due = await tx
       .selectFrom('jobs')
       .selectAll()
       .where('failed_at', 'is', null)
+      .where('kind', 'in', Object.keys(kinds))
       .where('run_after', '<=', now)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
       .orderBy('run_after')
@@ -75,7 +80,7 @@ async function recordFailure(svc: Services, kind: JobKind | undefined, job: Job,
   if (!last) {
     await svc.db
       .updateTable('jobs')
-      .set({ locked_until: null, last_error: error, run_after: new Date(now.getTime() + kind.backoffMs(job.attempts)) })
+      .set({ locked_until: null, last_error: error, run_after: new Date(now.getTime() + kind.backoffMs(job.attempts, svc.config)) })
       .where('id', '=', job.id)
       .execute();
     return;

@@ -175,15 +175,18 @@ async function automaticPolicy(
   return undefined;
 }
 
-/** A message a user sent, as the hooks of higher domains see it (outgoing webhooks). */
+/** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
   realm: Realm;
   sender: User;
   messageId: number;
   channel: Channel | undefined;
+  topic: string;
   participants: User[];
   /** Users the content mentions by name (not through groups or wildcards). */
   mentionedUserIds: readonly number[];
+  /** Each participant's flags from the start (FLAG_BITS: read, mentions...). */
+  flags: ReadonlyMap<number, number>;
 }
 
 /** Runs in the send's transaction (see wiring.ts). */
@@ -256,7 +259,7 @@ export async function sendWithin(
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
 
-    for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, participants, mentionedUserIds });
+    for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
     const result: SendResult = { id: message.id };
     if (channel) {
       const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));

@@ -4,7 +4,7 @@
 import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
-import { listChannels } from '../channels/queries.ts';
+import { channelNamesById } from '../channels/queries.ts';
 import { compareMutedTopics, compareUserTopics, mutedTopics, userTopics, VISIBILITY, type MutedTopicEntry, type UserTopicEntry } from './user-topics.ts';
 
 /** Register shows the empty topic the way the client's events do (spec convention 6). */
@@ -40,7 +40,7 @@ export const mutedTopicsSection: StateSection = {
   async fetch(ctx) {
     if (!ctx.user) return { muted_topics: [] };
     const names = channelNames(ctx);
-    for (const c of await listChannels(ctx.svc.db, ctx.realm.id)) names.set(c.id, c.name);
+    for (const [id, name] of await channelNamesById(ctx.svc.db, ctx.realm.id)) names.set(id, name);
     return { muted_topics: await mutedTopics(ctx.svc.db, ctx.user.id) };
   },
   apply(state, event, ctx) {

@@ -276,7 +276,8 @@ export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
   await announceChannelVisibility(svc, tx, emit, realm, channelsBefore, updated);
 }
 
-async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
+/** A new delivery address (and API email where everyone sees it), with its events. */
+export async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
   const visibleToAll = canSeeDeliveryEmail(null, target);
   // A provider avatar is derived from the email: it changes with it.
   const avatarChanges = target.avatar_source === 'G';

@@ -12,8 +12,9 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { isAdmin } from './roles.ts';
-import { checkFullName, checkPasswordStrength, isValidEmail } from './validation.ts';
-import { emailInUse, getUser } from './queries.ts';
+import { checkFullName, checkPasswordStrength } from './validation.ts';
+import { checkEmailChange, startEmailChange } from './email-change.ts';
+import { getUser } from './queries.ts';
 import { canSeeDeliveryEmail } from './format.ts';
 import { avatarFacet, notifyUsers } from './actions.ts';
 import {
@@ -59,21 +60,6 @@ async function checkPasswordChange(svc: Services, realm: Realm, user: User, oldP
   return svc.passwords.hash(newPassword);
 }
 
-/**
- * Email changes need the owner of the new address to confirm it by email, and
- * this server sends no email: after the same checks as a confirmed change, the
- * request is refused (owners with `can_change_user_emails` change addresses
- * through PATCH /users/{id}). See docs/DECISIONS.md.
- */
-async function checkEmailChange(svc: Services, realm: Realm, user: User, raw: string): Promise<void> {
-  const email = raw.trim();
-  if (email === user.delivery_email) return;
-  if (settingsOf(realm).email_changes_disabled && !isAdmin(user)) throw badRequest('Email address changes are disabled in this organization.');
-  if (!isValidEmail(email)) throw badRequest('Invalid address.');
-  if (await emailInUse(svc.db, realm.id, email, user.id)) throw badRequest('Email is already in use.');
-  throw badRequest('Email address changes need a confirmation email, which this server cannot send. Ask an organization owner to change your email address.');
-}
-
 export async function updateSettings(svc: Services, realm: Realm, actor: User, changes: SettingsChanges): Promise<void> {
   // Bots have no personal settings to change (Zulip's human_users_only).
   if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
@@ -83,7 +69,8 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
     changes.new_password !== undefined && changes.new_password !== ''
       ? await checkPasswordChange(svc, realm, current, changes.old_password ?? '', changes.new_password)
       : undefined;
-  if (changes.email !== undefined) await checkEmailChange(svc, realm, current, changes.email);
+  // A new address is confirmed through an emailed link (users/email-change.ts).
+  const emailChange = changes.email !== undefined && (await checkEmailChange(svc, realm, current, changes.email));
   let fullName: string | undefined;
   if (changes.full_name !== undefined && changes.full_name !== current.full_name) {
     // Like Zulip, a name change the organization forbids is silently not made.
@@ -94,6 +81,7 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
 
   await transact(svc, async (tx, emit) => {
     const before = await tx.selectFrom('users').selectAll().where('id', '=', actor.id).forUpdate().executeTakeFirstOrThrow();
+    if (emailChange) await startEmailChange(svc, tx, realm, before, changes.email!);
     const old = userSettings(before);
     const changed = (Object.entries(requested) as [UserSettingName, SettingValue][]).filter(([name, value]) => old[name] !== value);
     if (passwordHash === undefined && (fullName === undefined || fullName === before.full_name) && changed.length === 0) return;

@@ -79,7 +79,7 @@ test("an invitation's channels decide which conversations the newcomer gets", as
   await admin.login(ownerEmail, 'owner-password-1');
   const sandbox = (ok(await server.owner.get('/users/me/subscriptions')).subscriptions as any[]).find((s) => s.name === 'sandbox').stream_id;
   ok(await admin.post('/json/invites', { invitee_emails: 'sandboxer@example.com', stream_ids: [sandbox] }));
-  const link = /\/join\/([a-z0-9]+)\//.exec(server.outbox().find((m) => m.to === 'sandboxer@example.com')!.text)!;
+  const link = /\/join\/([a-z0-9]+)\//.exec((await server.outbox()).find((m) => m.to === 'sandboxer@example.com')!.text)!;
   const newcomer = new Browser(server);
   ok(await newcomer.post('/json/invites/accept', { key: link[1], full_name: 'Sandboxer', password: 'sandboxer-password-1' }));
   const messages = ok(await newcomer.get('/json/messages', { anchor: 'newest', num_before: 100, num_after: 0 })).messages as any[];

@@ -186,15 +186,15 @@ test('password reset: always success; the emailed link works once, ends sessions
   const user = await server.createUser({ email: 'forgetful@example.com', password: 'old-password-1' });
   const b = new Browser(server);
   await b.login('forgetful@example.com', 'old-password-1');
-  const before = server.outbox().length;
+  const before = (await server.outbox()).length;
   const anon = new Browser(server);
   const unknown = await anon.post('/accounts/password/reset', { email: 'nobody-here@example.com' });
   assert.deepEqual(unknown.body, { result: 'success', msg: '' });
-  assert.equal(server.outbox().length, before, 'no email for an unknown address');
+  assert.equal((await server.outbox()).length, before, 'no email for an unknown address');
 
   const asked = await anon.post('/accounts/password/reset', { email: 'Forgetful@example.com' });
   assert.deepEqual(asked.body, { result: 'success', msg: '' });
-  const mails = server.outbox().slice(before);
+  const mails = (await server.outbox()).slice(before);
   assert.equal(mails.length, 1);
   assert.equal(mails[0].to, 'forgetful@example.com');
   const token = linkIn(mails[0].text);
@@ -213,7 +213,7 @@ test('password reset: always success; the emailed link works once, ends sessions
 
   // Expired links say so.
   await anon.post('/accounts/password/reset', { email: 'forgetful@example.com' });
-  const late = linkIn(server.outbox().at(-1)!.text);
+  const late = linkIn((await server.outbox()).at(-1)!.text);
   await server.svc.db.updateTable('password_reset_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('used_at', 'is', null).execute();
   const expired = await anon.post(`/accounts/password/reset/${late}`, { new_password: 'late-password-1' });
   assert.equal(expired.status, 400);

@@ -104,7 +104,7 @@ test('invitation link from the outbox: the page, then sign-up through /json sign
   await admin.login(OWNER_EMAIL, OWNER_PASSWORD);
   const sent = await admin.post('/json/invites', { invitee_emails: 'newcomer@example.com', stream_ids: [], welcome_message_custom_text: 'Glad to have you!' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
-  const mail = server.outbox().find((m) => m.to === 'newcomer@example.com');
+  const mail = (await server.outbox()).find((m) => m.to === 'newcomer@example.com');
   assert.ok(mail, 'the invitation was emailed');
   assert.match(mail.subject, /invited you to join Test Organization/);
   assert.match(mail.text, /Glad to have you!/);

@@ -11,6 +11,11 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServer, type RunningServer } from '../../src/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
+import { versionFields } from '../../src/version.ts';
+import { runDueJobs } from '../../src/jobs/worker.ts';
+import { JOB_KINDS } from '../../src/jobs/kinds.ts';
+import { EMAIL_JOB } from '../../src/email/queue.ts';
+import { MISSED_MESSAGES_JOB } from '../../src/email/missed-messages.ts';
 
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'owner-password-1';
@@ -94,8 +99,13 @@ export interface TestServer extends RunningServer {
   createUser(opts?: { role?: Role; email?: string; fullName?: string; password?: string }): Promise<Client>;
   /** A client for an existing user, read from the database. */
   clientFor(userId: number): Promise<Client>;
-  /** The emails written to the outbox so far, oldest first (email/mailer.ts). */
-  outbox(): { file: string; to: string; subject: string; text: string }[];
+  /**
+   * The emails written to the outbox so far, oldest first (email/mailer.ts),
+   * once every email job due now has run (emails are queued, email/queue.ts).
+   */
+  outbox(): Promise<{ file: string; to: string; subject: string; text: string }[]>;
+  /** Runs the email and missed-message jobs due now (another pass may hold one: waits for it). */
+  flushEmails(): Promise<void>;
 }
 
 let counter = 0;
@@ -177,7 +187,24 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     await pgdb?.drop();
     if (config.outboxDir) rmSync(config.outboxDir, { recursive: true, force: true });
   };
-  server.outbox = () => (config.outboxDir ? readOutbox(config.outboxDir) : []);
+  server.flushEmails = async () => {
+    for (let i = 0; i < 2000; i++) {
+      await runDueJobs(running.svc, JOB_KINDS);
+      const due = await running.svc.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', 'in', [EMAIL_JOB, MISSED_MESSAGES_JOB])
+        .where('failed_at', 'is', null)
+        .where('run_after', '<=', new Date())
+        .executeTakeFirst();
+      if (!due) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  server.outbox = async () => {
+    await server.flushEmails();
+    return config.outboxDir ? readOutbox(config.outboxDir) : [];
+  };
   server.restart = async () => {
     await close();
     return startOn(overrides, pgdb);
@@ -215,3 +242,6 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
   };
   return server;
 }
+
+/** The keys every /register answer carries whatever fetch_event_types asks for: the envelope, the queue and the version names. */
+export const REGISTER_ALWAYS: readonly string[] = ['result', 'msg', 'queue_id', 'last_event_id', ...Object.keys(versionFields(true))];

@@ -27,6 +27,7 @@ import * as sessions from './0160_sessions.ts';
 import * as onboardingMessages from './0161_onboarding_messages.ts';
 import * as bots from './0170_bots.ts';
 import * as serverSecrets from './0180_server_secrets.ts';
+import * as email from './0200_email.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0161_onboarding_messages': onboardingMessages,
   '0170_bots': bots,
   '0180_server_secrets': serverSecrets,
+  '0200_email': email,
 };
