@@ -3,7 +3,6 @@
 
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './services.ts';
-import { wireDomains } from './wiring.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { API_PREFIX, Router, SESSION_API_PREFIX, notFoundRoute } from './http/router.ts';
 import { ApiError } from './http/errors.ts';
@@ -94,7 +93,6 @@ export function apiRoutes(): Router {
 }
 
 export async function buildApp(svc: Services): Promise<FastifyInstance> {
-  wireDomains();
   const app = Fastify({
     loggerInstance: svc.log as FastifyBaseLogger,
     // One line per request only when debugging: the API is chatty (long-polls).

@@ -9,7 +9,7 @@ import { openDatabase, migrateToLatest, type OpenedDatabase } from './db/index.t
 import { memoryRateLimiter } from './auth/rate-limit.ts';
 import { argon2Hasher } from './auth/passwords.ts';
 import { buildApp } from './app.ts';
-import { wireDomains } from './wiring.ts';
+import { domainHooks } from './wiring.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
@@ -36,13 +36,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function createServer(config: Config, log?: Logger): Promise<RunningServer> {
+/** `onQuery`: told of every SQL statement (test/support/server.ts counts them). */
+export async function createServer(config: Config, log?: Logger, opts: { onQuery?: (sql: string) => void } = {}): Promise<RunningServer> {
   const logger = log ?? pino({ level: config.logLevel });
   const unlock = config.databaseUrl ? () => {} : lockDataDir(config.dataDir);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
+    onQuery: opts.onQuery,
   });
   await migrateToLatest(database.db);
   const svc = await buildServices(config, database, logger);
@@ -92,8 +94,6 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 
 /** The services of a process: the server's, or the manage command's. */
 export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
-  // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
-  wireDomains();
   const queues = new QueueRegistry();
   const bus = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
@@ -123,5 +123,7 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     mailer: mailerFor(config, log),
     metrics,
     lifecycle: { phase: 'starting' },
+    // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
+    hooks: domainHooks(),
   };
 }

@@ -12,6 +12,7 @@ import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { Lifecycle } from './health/routes.ts';
+import type { DomainHooks } from './hooks.ts';
 
 export interface Services {
   config: Config;
@@ -36,4 +37,9 @@ export interface Services {
   metrics: Metrics;
   /** Starting, serving or stopping: what /ready reports. */
   lifecycle: Lifecycle;
+  /** Answers lower domains get from higher ones (wiring.ts), built once with the services. */
+  hooks: DomainHooks;
 }
+
+/** What a read that consults the hooks (who may see whom, channel stats...) needs. */
+export type Hooked = Pick<Services, 'hooks'>;

@@ -1,43 +1,37 @@
-// Where one domain answers a question another asks, the answer is plugged in
-// here, once, so that the lower domain does not import the higher one.
+// Where one domain answers a question another asks: the answers, built once
+// with the services (server.ts buildServices) so that the lower domain does not
+// import the higher one. Every hook is required: nothing runs half-wired.
 
-import { registerChannelStatsSource } from './channels/format.ts';
+import type { DomainHooks } from './hooks.ts';
 import { channelStats } from './messages/channel-stats.ts';
-import { registerGroupUseSource } from './user_groups/objections.ts';
 import { channelCompanions, channelsUsingGroups } from './channels/queries.ts';
-import { registerUserAccessSource } from './users/queries.ts';
 import { directMessagePartners } from './messages/recipients.ts';
-import { registerNamedTopicCheck, registerUnsubscribeHook } from './channels/actions.ts';
 import { markChannelMessagesRead } from './messages/flag-actions.ts';
 import { hasNamedTopics } from './messages/edit.ts';
-import { registerUserLifecycleHooks } from './users/actions.ts';
-import { registerNoticeSender } from './notification_bot/index.ts';
 import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
-import { registerMessageSentHook } from './messages/send.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
 import { queueMissedMessageEmails } from './email/missed-messages.ts';
-import { registerRealmCreatedHook } from './realm/actions.ts';
 import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
+import { RESOLVERS } from './rendering/resolvers.ts';
 
-let wired = false;
-
-export function wireDomains(): void {
-  if (wired) return;
-  wired = true;
-  registerChannelStatsSource(channelStats);
-  registerGroupUseSource(channelsUsingGroups);
-  // Users limited by can_access_all_users_group see those they share a channel or a conversation with.
-  registerUserAccessSource(channelCompanions);
-  registerUserAccessSource(directMessagePartners);
-  registerNamedTopicCheck(hasNamedTopics);
-  registerUnsubscribeHook(markChannelMessagesRead);
-  registerUserLifecycleHooks({ created: spendInvitationsTo, deactivated: revokeInvitationsBy });
-  registerNoticeSender(sendInternalMessage);
-  registerUserLifecycleHooks({ deactivated: deactivateOwnedBots, reactivated: announceBotActivity });
-  registerMessageSentHook(queueOutgoingWebhooks);
-  registerMessageSentHook(queueMissedMessageEmails);
-  registerRealmCreatedHook(onboardOrganization);
-  registerUserLifecycleHooks({ created: giveOnboardingHistory });
+export function domainHooks(): DomainHooks {
+  return {
+    userLifecycle: [
+      { created: (_svc, ...a) => spendInvitationsTo(...a), deactivated: (_svc, ...a) => revokeInvitationsBy(...a) },
+      { deactivated: deactivateOwnedBots, reactivated: (_svc, ...a) => announceBotActivity(...a) },
+      { created: (_svc, ...a) => giveOnboardingHistory(...a) },
+    ],
+    // Users limited by can_access_all_users_group see those they share a channel or a conversation with.
+    userAccessSources: [channelCompanions, directMessagePartners],
+    groupUseSources: [channelsUsingGroups],
+    channelStats,
+    namedTopicCheck: hasNamedTopics,
+    afterUnsubscribe: markChannelMessagesRead,
+    sendNotice: sendInternalMessage,
+    messageSent: [queueOutgoingWebhooks, queueMissedMessageEmails],
+    realmCreated: onboardOrganization,
+    referenceResolvers: RESOLVERS,
+  };
 }

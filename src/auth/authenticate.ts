@@ -11,6 +11,7 @@ import type { User } from '../users/tables.ts';
 import type { Session } from './tables.ts';
 import { authenticateApiKey, parseBasicAuth } from './basic.ts';
 import { checkCsrfToken, checkOrigin, sessionOf } from './sessions.ts';
+import { unauthorized } from '../http/errors.ts';
 
 /** 'api_key': Basic auth only; 'session': the cookie only; 'any': Basic auth if given, else the cookie. */
 export type Scheme = 'api_key' | 'session' | 'any';
@@ -43,4 +44,15 @@ export async function authenticate(
   const found = await sessionOf(svc.db, req, subdomain);
   if (found) checkCsrfToken(req, found.session);
   return found;
+}
+
+/**
+ * An API key given as the `api_key` query parameter (an <img> that cannot send
+ * headers: GET /avatar/...): the key names its account, which must pass the same
+ * checks as with Basic auth.
+ */
+export async function authenticateQueryApiKey(svc: Pick<Services, 'db'>, apiKey: string, subdomain: string): Promise<{ user: User; realm: Realm }> {
+  const user = await svc.db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+  if (!user) throw unauthorized('Invalid API key');
+  return authenticateApiKey(svc.db, { username: user.email, apiKey }, subdomain);
 }

@@ -3,12 +3,11 @@
 // it is announced like any user (`realm_user`), and those who administer it
 // (its owner and the administrators) also get `realm_bot` events, API key included.
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { announceNewUser, changeRole, insertUser, notifyUsers, setActive } from '../users/actions.ts';
@@ -150,16 +149,16 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
       await checkBotNameAvailable(tx, realm.id, name, bot.id);
       await tx.updateTable('users').set({ full_name: name }).where('id', '=', bot.id).execute();
       await refresh();
-      await notifyUsers(tx, emit, realm, bot, 'update', () => ({ user_id: bot.id, full_name: name }));
+      await notifyUsers(svc, tx, emit, realm, bot, 'update', () => ({ user_id: bot.id, full_name: name }));
       await emitBotEvent(tx, emit, realm, bot, 'update', { full_name: name });
     }
     if (c.role !== undefined && c.role !== bot.role) {
       if ((c.role === ROLE.OWNER || bot.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
       if (!isAdmin(actor)) throw mustBeAdmin();
-      await changeRole(tx, emit, realm, bot, c.role as Role, actor);
+      await changeRole(svc, tx, emit, realm, bot, c.role as Role, actor);
       await refresh();
     }
-    if (c.bot_owner_id !== undefined && c.bot_owner_id !== bot.bot_owner_id) bot = await changeOwner(tx, emit, realm, bot, c.bot_owner_id);
+    if (c.bot_owner_id !== undefined && c.bot_owner_id !== bot.bot_owner_id) bot = await changeOwner(svc, tx, emit, realm, bot, c.bot_owner_id);
     for (const key of ['default_sending_stream', 'default_events_register_stream'] as const) {
       const channel = await defaultChannel(tx, realm, actor, c[key]);
       if (channel === undefined) continue;
@@ -196,7 +195,7 @@ async function updateConfig(tx: Tx, realm: Realm, bot: User, config: Record<stri
 }
 
 /** A new owner: everyone learns bot_owner_id; the old owner stops administering it, the new one starts. */
-async function changeOwner(tx: Tx, emit: Emit, realm: Realm, bot: User, ownerId: number): Promise<User> {
+async function changeOwner(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, bot: User, ownerId: number): Promise<User> {
   const owner = await getUser(tx, realm.id, ownerId);
   if (!owner || owner.is_system_bot) throw badRequest('Failed to change owner, no such user');
   if (!owner.is_active) throw badRequest('Failed to change owner, user is deactivated');
@@ -204,7 +203,7 @@ async function changeOwner(tx: Tx, emit: Emit, realm: Realm, bot: User, ownerId:
   const before = await botAdministrators(tx, realm.id, bot);
   const updated = await tx.updateTable('users').set({ bot_owner_id: owner.id }).where('id', '=', bot.id).returningAll().executeTakeFirstOrThrow();
   const after = await botAdministrators(tx, realm.id, updated);
-  await notifyUsers(tx, emit, realm, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
+  await notifyUsers(svc, tx, emit, realm, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
   const gone = before.filter((id) => !after.includes(id));
   const arrived = after.filter((id) => !before.includes(id));
   const staying = after.filter((id) => before.includes(id));
@@ -232,8 +231,8 @@ export async function announceBotActivity(tx: Tx, emit: Emit, realm: Realm, user
 }
 
 /** A deactivated user's bots stop with them (the reference's do_deactivate_user). */
-export async function deactivateOwnedBots(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function deactivateOwnedBots(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   if (user.is_bot) return announceBotActivity(tx, emit, realm, user);
   const bots = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('bot_owner_id', '=', user.id).where('is_active', '=', true).execute();
-  for (const bot of bots) await setActive(tx, emit, realm, bot, false);
+  for (const bot of bots) await setActive(svc, tx, emit, realm, bot, false);
 }

@@ -14,6 +14,9 @@ import { isAdmin, isGuest } from '../users/roles.ts';
 import { userGroupIds } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type ChannelPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
 
+/** Every channel permission setting (`can_*_group`), in the reference's order. */
+export const CHANNEL_PERMISSIONS = Object.keys(CHANNEL_PERMISSION_SETTINGS) as ChannelPermission[];
+
 export interface ChannelViewer {
   user: User;
   realm: Realm;

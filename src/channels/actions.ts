@@ -2,7 +2,7 @@
 // channel API of digest section 2). Each action checks permissions, writes in
 // one transaction and emits its events after the commit.
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
@@ -36,7 +36,7 @@ import {
   holdsRealmPermission,
   type ChannelViewer,
 } from './access.ts';
-import { accessChannel, accessChannelByName, channelAudience, channelDoesNotExist, channelSettingsIn, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
+import { accessChannel, accessChannelByName, channelAudience, channelSettingsIn, defaultChannelIds, getChannelByName, subscriberIds } from './queries.ts';
 import { settingValuesNaming } from '../user_groups/queries.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { CHANNEL_PERMISSIONS, formatChannels, pickColor } from './format.ts';
@@ -176,6 +176,7 @@ interface Pair {
  * emits subscription/add and peer_add. Returns which pairs were new.
  */
 export async function addSubscriptions(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -184,7 +185,7 @@ export async function addSubscriptions(
   chosenColors?: Map<number, string>,
 ): Promise<{ added: Pair[]; already: Pair[] }> {
   // Limited users (can_access_all_users_group) meet the channel's subscribers, and they them.
-  const access = await watchUserAccess(tx, realm, async () => [
+  const access = await watchUserAccess(svc, tx, realm, async () => [
     ...pairs.map((p) => p.user.id),
     ...[...(await subscriberIds(tx, [...new Set(pairs.map((p) => p.channel.id))])).values()].flat(),
   ]);
@@ -198,7 +199,7 @@ export async function addSubscriptions(
   for (const { channel, users } of byChannelPairs.values()) {
     const audience = new Set(await channelAudience(tx, realm, channel));
     const newViewers = users.filter((id) => !audience.has(id));
-    if (newViewers.length > 0) await emitChannelsCreated(tx, emit, realm, [channel], { newViewers, subscribing: newViewers });
+    if (newViewers.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers, subscribing: newViewers });
   }
   const added: { user: User; channel: Channel; sub: Subscription }[] = [];
   const already: Pair[] = [];
@@ -244,7 +245,7 @@ export async function addSubscriptions(
     }
     added.push({ user, channel, sub });
   }
-  await emitSubscriptionsAdded(tx, emit, realm, added);
+  await emitSubscriptionsAdded(svc, tx, emit, realm, added);
   const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
   for (const a of added) {
     const entry = byChannel.get(a.channel.id) ?? { channel: a.channel, userIds: [] };
@@ -336,10 +337,10 @@ async function subscribeWithin(
     }
   }
   // The creator of a channel may subscribe others to it, whatever the organization's settings.
-  await emitChannelsCreated(tx, emit, realm, created);
+  await emitChannelsCreated(svc, tx, emit, realm, created);
   if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
   const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
-  const { added, already } = await addSubscriptions(tx, emit, realm, pairs, colors);
+  const { added, already } = await addSubscriptions(svc, tx, emit, realm, pairs, colors);
 
   // Notification Bot, as the reference: those subscribed by someone else to existing channels
   // (unless too many), then the announcement, then each new channel's first message.
@@ -380,9 +381,9 @@ export async function createChannel(
     const viewer = await channelViewer(tx, realm, actor);
     const channel = await insertChannel(html, tx, viewer, name, description, req);
     const users = await resolvePrincipals(tx, realm, req.subscribers);
-    await emitChannelsCreated(tx, emit, realm, [channel]);
+    await emitChannelsCreated(svc, tx, emit, realm, [channel]);
     if (req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
-    await addSubscriptions(
+    await addSubscriptions(svc, 
       tx,
       emit,
       realm,
@@ -394,17 +395,12 @@ export async function createChannel(
   });
 }
 
-type UnsubscribeHook = (tx: Tx, emit: Emit, realmId: number, userId: number, channelId: number) => Promise<unknown>;
-let afterUnsubscribe: UnsubscribeHook = async () => undefined;
-
-/** The messages domain marks a left channel's messages read (see wiring.ts). */
-export function registerUnsubscribeHook(hook: UnsubscribeHook): void {
-  afterUnsubscribe = hook;
-}
+/** The messages domain marks a left channel's messages read (Services.hooks, wiring.ts). */
+export type UnsubscribeHook = (tx: Tx, emit: Emit, realmId: number, userId: number, channelId: number) => Promise<unknown>;
 
 /** DELETE /users/me/subscriptions: `subscriptions` are channel names. */
 export async function unsubscribe(svc: Services, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
-  return transact(svc, (tx, emit) => unsubscribeWithin(tx, emit, realm, actor, names, principals));
+  return transact(svc, (tx, emit) => unsubscribeWithin(svc, tx, emit, realm, actor, names, principals));
 }
 
 /** The legacy PATCH /users/me/subscriptions: `add` then `delete`, all or nothing (as the reference). */
@@ -416,12 +412,12 @@ export async function changeSubscriptions(svc: Services, realm: Realm, actor: Us
       add.length > 0
         ? await subscribeWithin(svc, tx, emit, realm, actor, { subscriptions: add, authorization_errors_fatal: true, announce: false }, html)
         : { subscribed: {}, already_subscribed: {} };
-    const removed = remove.length > 0 ? await unsubscribeWithin(tx, emit, realm, actor, remove) : { removed: [], not_removed: [] };
+    const removed = remove.length > 0 ? await unsubscribeWithin(svc, tx, emit, realm, actor, remove) : { removed: [], not_removed: [] };
     return { ...added, ...removed };
   });
 }
 
-async function unsubscribeWithin(tx: Tx, emit: Emit, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
+async function unsubscribeWithin(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
   const viewer = await channelViewer(tx, realm, actor);
   const targets = principals && principals.length > 0 ? await resolvePrincipals(tx, realm, principals) : [actor];
   const channels: Channel[] = [];
@@ -432,12 +428,12 @@ async function unsubscribeWithin(tx: Tx, emit: Emit, realm: Realm, actor: User, 
   if (targets.some((u) => u.id !== actor.id)) {
     for (const c of channels) if (!canRemoveSubscribers(viewer, c)) throw insufficientPermission();
   }
-  return removeSubscriptions(tx, emit, realm, targets, channels);
+  return removeSubscriptions(svc, tx, emit, realm, targets, channels);
 }
 
-async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User[], channels: Channel[]) {
+async function removeSubscriptions(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, users: User[], channels: Channel[]) {
   // Limited users may stop seeing those they met only in these channels.
-  const access = await watchUserAccess(tx, realm, async () => [...(await subscriberIds(tx, channels.map((c) => c.id))).values()].flat());
+  const access = await watchUserAccess(svc, tx, realm, async () => [...(await subscriberIds(tx, channels.map((c) => c.id))).values()].flat());
   const removed: Pair[] = [];
   const notRemoved: Pair[] = [];
   for (const user of users) {
@@ -460,7 +456,7 @@ async function removeSubscriptions(tx: Tx, emit: Emit, realm: Realm, users: User
   // Unread messages live only in subscribed channels: leaving marks the channel read (as Zulip does, after
   // telling of the unsubscription),
   // else rejoining would bring old messages back unread.
-  for (const r of removed) await afterUnsubscribe(tx, emit, realm.id, r.user.id, r.channel.id);
+  for (const r of removed) await svc.hooks.afterUnsubscribe(tx, emit, realm.id, r.user.id, r.channel.id);
   await emitPeerChanges(
     tx,
     emit,
@@ -582,28 +578,28 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
     // Unarchiving first: the other changes apply to a live channel.
     if (ch.is_archived === false && channel.is_archived) {
       channel = await setColumns(tx, channel, { is_archived: false });
-      await emitChannelUpdate(tx, emit, realm, channel, 'is_archived', false);
-      await emitUnarchived(tx, emit, realm, channel);
+      await emitChannelUpdate(svc, tx, emit, realm, channel, 'is_archived', false);
+      await emitUnarchived(svc, tx, emit, realm, channel);
       await tell(unarchivedNotice(channel));
     }
     if (ch.is_private !== undefined || ch.is_web_public !== undefined || ch.history_public_to_subscribers !== undefined) {
       const before = channel;
-      channel = await changePrivacy(tx, emit, viewer, channel, ch);
+      channel = await changePrivacy(svc, tx, emit, viewer, channel, ch);
       if (channel !== before) await tell(accessChangedNotice(actor, before, channel));
     }
     if (ch.message_retention_days !== undefined && ch.message_retention_days !== channel.message_retention_days) {
       if (!isOwner(actor)) throw mustBeOwner();
       const old = channel.message_retention_days;
       channel = await setColumns(tx, channel, { message_retention_days: ch.message_retention_days });
-      await emitChannelUpdate(tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
+      await emitChannelUpdate(svc, tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
       await tell(retentionChangedNotice(realm, actor, channel, old));
     }
     if (ch.topics_policy !== undefined && ch.topics_policy !== channel.topics_policy) {
       if (ch.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
-      if (ch.topics_policy === 'empty_topic_only') await checkOnlyEmptyTopic(tx, channel);
+      if (ch.topics_policy === 'empty_topic_only') await checkOnlyEmptyTopic(svc, tx, channel);
       const old = channel.topics_policy;
       channel = await setColumns(tx, channel, { topics_policy: ch.topics_policy });
-      await emitChannelUpdate(tx, emit, realm, channel, 'topics_policy', ch.topics_policy);
+      await emitChannelUpdate(svc, tx, emit, realm, channel, 'topics_policy', ch.topics_policy);
       await tell(topicsPolicyChangedNotice(actor, channel, old));
     }
     if (ch.description !== undefined) {
@@ -612,7 +608,7 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
         const old = channel.description;
         const rendered = html(description);
         channel = await setColumns(tx, channel, { description, rendered_description: rendered });
-        await emitChannelUpdate(tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
+        await emitChannelUpdate(svc, tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
         await tell(descriptionChangedNotice(actor, channel, old));
       }
     }
@@ -623,21 +619,21 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
         if (other && other.id !== channel.id) throw badRequest('Channel name is already in use.');
         const oldName = channel.name;
         channel = await setColumns(tx, channel, { name });
-        await emitChannelUpdate(tx, emit, realm, { ...channel, name: oldName }, 'name', name);
+        await emitChannelUpdate(svc, tx, emit, realm, { ...channel, name: oldName }, 'name', name);
         await tell(channelRenamedNotice(actor, channel, oldName));
       }
     }
     if (ch.folder_id !== undefined && ch.folder_id !== channel.folder_id) {
       if (ch.folder_id !== null) await checkFolder(tx, realm.id, ch.folder_id);
       channel = await setColumns(tx, channel, { folder_id: ch.folder_id });
-      await emitChannelUpdate(tx, emit, realm, channel, 'folder_id', ch.folder_id);
+      await emitChannelUpdate(svc, tx, emit, realm, channel, 'folder_id', ch.folder_id);
     }
     for (const [setting, change] of Object.entries(ch.groups ?? {}) as [ChannelPermission, GroupSettingChange][]) {
       if (DELETE_POLICY_SETTINGS.includes(setting)) checkDeletePolicyPermission(viewer);
       const before = channel;
       // Read before the change: an anonymous group it replaces is dropped.
       const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, before.can_send_message_group_id) : undefined;
-      channel = await changeGroupSetting(tx, emit, realm, channel, setting, change);
+      channel = await changeGroupSetting(svc, tx, emit, realm, channel, setting, change);
       if (oldValue !== undefined && channel !== before) {
         const newValue = await groupSettingValue(tx, channel.can_send_message_group_id);
         await tell(await postingPermissionChangedNotice(tx, actor, channel, oldValue, newValue));
@@ -655,21 +651,17 @@ async function setColumns(tx: Tx, channel: Channel, values: Partial<Channel>): P
   return tx.updateTable('channels').set(values).where('id', '=', channel.id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The messages domain says whether a channel has messages outside the empty topic (Services.hooks). */
+export type NamedTopicCheck = (tx: Tx, channelId: number) => Promise<boolean>;
+
 /** `empty_topic_only` only for a channel whose messages are all in the empty topic. */
-let namedTopicCheck: (tx: Tx, channelId: number) => Promise<boolean> = async () => false;
-
-/** Lets the messages domain say whether a channel has messages outside the empty topic. */
-export function registerNamedTopicCheck(check: (tx: Tx, channelId: number) => Promise<boolean>): void {
-  namedTopicCheck = check;
-}
-
-async function checkOnlyEmptyTopic(tx: Tx, channel: Channel): Promise<void> {
-  if (await namedTopicCheck(tx, channel.id)) {
+async function checkOnlyEmptyTopic(svc: Hooked, tx: Tx, channel: Channel): Promise<void> {
+  if (await svc.hooks.namedTopicCheck(tx, channel.id)) {
     throw badRequest('To enable this configuration, all messages in this channel must be in the general chat topic. Consider renaming or deleting topics.');
   }
 }
 
-async function changePrivacy(tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, ch: ChannelChanges): Promise<Channel> {
+async function changePrivacy(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, ch: ChannelChanges): Promise<Channel> {
   const { realm } = viewer;
   const inviteOnly = ch.is_private ?? channel.invite_only;
   const webPublic = ch.is_web_public ?? (inviteOnly ? false : channel.is_web_public);
@@ -694,40 +686,40 @@ async function changePrivacy(tx: Tx, emit: Emit, viewer: ChannelViewer, channel:
   const after = await channelAudience(tx, realm, updated);
   const companions = { history_public_to_subscribers: history, is_web_public: webPublic };
   const stay = after.filter((id) => before.has(id));
-  if (inviteOnly !== channel.invite_only) await emitChannelUpdate(tx, emit, realm, updated, 'invite_only', inviteOnly, companions, stay);
-  if (webPublic !== channel.is_web_public) await emitChannelUpdate(tx, emit, realm, updated, 'is_web_public', webPublic, companions, stay);
+  if (inviteOnly !== channel.invite_only) await emitChannelUpdate(svc, tx, emit, realm, updated, 'invite_only', inviteOnly, companions, stay);
+  if (webPublic !== channel.is_web_public) await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_web_public', webPublic, companions, stay);
   if (history !== channel.history_public_to_subscribers) {
-    await emitChannelUpdate(tx, emit, realm, updated, 'history_public_to_subscribers', history, companions, stay);
+    await emitChannelUpdate(svc, tx, emit, realm, updated, 'history_public_to_subscribers', history, companions, stay);
   }
   // Whoever gains or loses sight of the channel hears of it as a creation or a deletion.
   const gained = after.filter((id) => !before.has(id));
-  if (gained.length > 0) await emitChannelsCreated(tx, emit, realm, [updated], { newViewers: gained });
+  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
   await loseSight(tx, emit, realm, [updated], [...before].filter((id) => !after.includes(id)));
   return updated;
 }
 
-async function changeGroupSetting(tx: Tx, emit: Emit, realm: Realm, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
+async function changeGroupSetting(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
   const column = `${setting}_id` as const;
   const current = channel[column];
   if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old))) throw expectationMismatch();
   if (await settingValueEquals(tx, realm.id, current, change.new)) return channel;
   const before = new Set(await channelAudience(tx, realm, channel));
-  const oldPostPolicy = (await formatChannels(tx, realm, [channel])).get(channel.id)!.stream_post_policy;
+  const oldPostPolicy = (await formatChannels(svc, tx, realm, [channel])).get(channel.id)!.stream_post_policy;
   const stored = await storeGroupSettingValue(tx, realm.id, change.new, setting, rulesOf(CHANNEL_PERMISSION_SETTINGS[setting]));
   const updated = await setColumns(tx, channel, { [column]: stored } as Partial<Channel>);
   await dropIfAnonymous(tx, current);
-  const formatted = (await formatChannels(tx, realm, [updated])).get(updated.id)!;
+  const formatted = (await formatChannels(svc, tx, realm, [updated])).get(updated.id)!;
   const after = await channelAudience(tx, realm, updated);
   const stay = after.filter((id) => before.has(id));
-  await emitChannelUpdate(tx, emit, realm, updated, setting, formatted[setting], {}, stay);
+  await emitChannelUpdate(svc, tx, emit, realm, updated, setting, formatted[setting], {}, stay);
   // Who may post decides the legacy stream_post_policy (and is_announcement_only): clients keeping those hear of it, as in the reference.
   if (formatted.stream_post_policy !== oldPostPolicy) {
-    await emitChannelUpdate(tx, emit, realm, updated, 'stream_post_policy', formatted.stream_post_policy, {}, stay);
-    await emitChannelUpdate(tx, emit, realm, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
+    await emitChannelUpdate(svc, tx, emit, realm, updated, 'stream_post_policy', formatted.stream_post_policy, {}, stay);
+    await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
   }
   // Administering or subscribing groups change who may see a private channel.
   const gained = after.filter((id) => !before.has(id));
-  if (gained.length > 0) await emitChannelsCreated(tx, emit, realm, [updated], { newViewers: gained });
+  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
   await loseSight(tx, emit, realm, [updated], [...before].filter((id) => !after.includes(id)));
   return updated;
 }
@@ -737,7 +729,7 @@ async function changeGroupSetting(tx: Tx, emit: Emit, realm: Realm, channel: Cha
 async function archive(svc: Services, tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<Channel> {
   if (await isDefault(tx, channel.id)) await setDefault(tx, emit, realm, channel, false);
   const updated = await setColumns(tx, channel, { is_archived: true });
-  await emitChannelUpdate(tx, emit, realm, updated, 'is_archived', true);
+  await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_archived', true);
   await sendNotices(svc, tx, emit, realm, [await archivedNotice(tx, updated)]);
   return updated;
 }
@@ -795,7 +787,7 @@ export async function createInitialChannels(
   const html = (text: string) => rendered.get(text) ?? '';
   const created: Channel[] = [];
   for (const c of channels) created.push(await insertChannel(html, tx, viewer, c.name, c.description, { is_default_stream: true }));
-  await emitChannelsCreated(tx, emit, realm, created);
+  await emitChannelsCreated(svc, tx, emit, realm, created);
   await emitDefaultChannels(tx, emit, realm);
   return created;
 }
@@ -813,7 +805,7 @@ export async function setDefaultChannel(svc: Services, realm: Realm, actor: User
 // ---------------------------------------------------------------- hooks for the users domain
 
 /** New users join the organization's default channels (as in the reference). */
-export async function subscribeToDefaultChannels(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function subscribeToDefaultChannels(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   const defaults = await tx
     .selectFrom('channels')
     .innerJoin('default_channels', 'default_channels.channel_id', 'channels.id')
@@ -822,7 +814,7 @@ export async function subscribeToDefaultChannels(tx: Tx, emit: Emit, realm: Real
     .where('channels.is_archived', '=', false)
     .orderBy('channels.id')
     .execute();
-  await addSubscriptions(
+  await addSubscriptions(svc, 
     tx,
     emit,
     realm,
@@ -852,19 +844,19 @@ export async function announceSubscriberActivity(tx: Tx, emit: Emit, realm: Real
  * After a user is deactivated or reactivated: the channel settings whose anonymous value names
  * them directly list them no longer, or again; those who may see each channel hear the new value.
  */
-export async function announceChannelSettingMembers(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function announceChannelSettingMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   const values = await settingValuesNaming(tx, realm.id, user.id);
   const uses = await channelSettingsIn(tx, realm.id, new Set(values), { includeArchived: true });
   if (uses.length === 0) return;
-  const formatted = await formatChannels(tx, realm, uses.map((u) => u.channel));
+  const formatted = await formatChannels(svc, tx, realm, uses.map((u) => u.channel));
   for (const { channel, settings } of uses) {
     const audience = await channelAudience(tx, realm, channel);
-    for (const setting of settings) await emitChannelUpdate(tx, emit, realm, channel, setting, formatted.get(channel.id)![setting], {}, audience);
+    for (const setting of settings) await emitChannelUpdate(svc, tx, emit, realm, channel, setting, formatted.get(channel.id)![setting], {}, audience);
   }
 }
 
 /** After a role change: channels the user can newly see, or no longer see. */
-export async function announceChannelVisibility(tx: Tx, emit: Emit, realm: Realm, before: ChannelViewer, user: User): Promise<void> {
+export async function announceChannelVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, before: ChannelViewer, user: User): Promise<void> {
   const after = await channelViewer(tx, realm, user);
   const channels = await tx.selectFrom('channels').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
   // Guests know of no default channels: a user becoming or ceasing to be one hears the list as it now is for them.
@@ -873,6 +865,6 @@ export async function announceChannelVisibility(tx: Tx, emit: Emit, realm: Realm
   }
   const gained = channels.filter((c) => !hasMetadataAccess(before, c) && hasMetadataAccess(after, c));
   const lost = channels.filter((c) => hasMetadataAccess(before, c) && !hasMetadataAccess(after, c));
-  if (gained.length > 0) await emitChannelsCreated(tx, emit, realm, gained, { newViewers: [user.id] });
+  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, gained, { newViewers: [user.id] });
   await loseSight(tx, emit, realm, lost, [user.id]);
 }

@@ -1,6 +1,7 @@
 // The events channel actions emit, built in one place so that every action
 // tells clients the same story (digest section 3: stream, subscription).
 
+import type { Hooked } from '../services.ts';
 import { inIds } from '../db/ids.ts';
 import type { Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -34,6 +35,7 @@ export function subscriptionObject(channel: ApiChannel, sub: Subscription, subsc
  * subscriber lists and counts add up either way.
  */
 export async function emitChannelsCreated(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -41,7 +43,7 @@ export async function emitChannelsCreated(
   opts: { newViewers?: number[]; subscribing?: number[] } = {},
 ): Promise<void> {
   const { newViewers, subscribing = [] } = opts;
-  const formatted = await formatChannels(tx, realm, channels);
+  const formatted = await formatChannels(svc, tx, realm, channels);
   const subscribers = newViewers ? await subscriberIds(tx, channels.map((c) => c.id)) : undefined;
   for (const channel of channels) {
     // Users about to be subscribed to a new private channel learn of it first.
@@ -68,6 +70,7 @@ export function emitChannelsGone(emit: Emit, realm: Realm, channels: Channel[], 
  * reference sends (rendered_description, history_public_to_subscribers, is_web_public).
  */
 export async function emitChannelUpdate(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -83,7 +86,7 @@ export async function emitChannelUpdate(
   // Clients that do not know archived channels learn of an archiving as a deletion, and of nothing after it.
   if (property === 'is_archived') {
     // An unarchived channel reappears empty; its subscribers follow (see emitUnarchived).
-    hidden.streams = value === true ? [{ stream_id: channel.id }] : [{ ...(await formatChannels(tx, realm, [channel])).get(channel.id), subscriber_count: 0 }];
+    hidden.streams = value === true ? [{ stream_id: channel.id }] : [{ ...(await formatChannels(svc, tx, realm, [channel])).get(channel.id), subscriber_count: 0 }];
   } else if (channel.is_archived) {
     hidden.channel_archived = true;
   }
@@ -92,6 +95,7 @@ export async function emitChannelUpdate(
 
 /** `subscription/add` to each user newly subscribed, with full subscription objects. */
 export async function emitSubscriptionsAdded(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -101,7 +105,7 @@ export async function emitSubscriptionsAdded(
   if (added.length === 0) return;
   const channels = [...new Map(added.map((a) => [a.channel.id, a.channel])).values()];
   const [formatted, subscribers] = await Promise.all([
-    formatChannels(tx, realm, channels),
+    formatChannels(svc, tx, realm, channels),
     subscriberIds(
       tx,
       channels.map((c) => c.id),
@@ -146,7 +150,7 @@ export async function emitPeerChanges(
  * Clients that do not know archived channels forgot an archived channel's
  * subscriptions; when it comes back they hear of them again, as new ones.
  */
-export async function emitUnarchived(tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<void> {
+export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<void> {
   const legacyOnly = { only_without_capability: 'archived_channels' };
   const subscribers = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
   const audience = await channelAudience(tx, realm, channel);
@@ -154,7 +158,7 @@ export async function emitUnarchived(tx: Tx, emit: Emit, realm: Realm, channel: 
   if (subscribers.length > 0) {
     emit(realm.id, { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: subscribers }, audience, { hidden: legacyOnly });
   }
-  await replayFormerSubscriptions(tx, emit, realm, channel, subscribers, audience, legacyOnly);
+  await replayFormerSubscriptions(svc, tx, emit, realm, channel, subscribers, audience, legacyOnly);
   if (subscribers.length === 0) return;
   const rows = await tx
     .selectFrom('subscriptions')
@@ -166,7 +170,7 @@ export async function emitUnarchived(tx: Tx, emit: Emit, realm: Realm, channel: 
     .execute();
   const users = new Map((await tx.selectFrom('users').selectAll().where(inIds('id', subscribers)).execute()).map((u) => [u.id, u]));
   await emitSubscriptionsAdded(
-    tx,
+    svc, tx,
     emit,
     realm,
     rows.map((sub) => ({ user: users.get(sub.user_id)!, channel, sub })),
@@ -179,6 +183,7 @@ export async function emitUnarchived(tx: Tx, emit: Emit, realm: Realm, channel: 
  * that the channel lands among their unsubscribed channels again.
  */
 async function replayFormerSubscriptions(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -197,7 +202,7 @@ async function replayFormerSubscriptions(
     .where(inIds('subscriptions.user_id', audience))
     .execute();
   if (former.length === 0) return;
-  const object = (await formatChannels(tx, realm, [channel])).get(channel.id)!;
+  const object = (await formatChannels(svc, tx, realm, [channel])).get(channel.id)!;
   const users = await tx.selectFrom('users').selectAll().where(inIds('id', former.map((f) => f.user_id))).execute();
   for (const sub of former) {
     const user = users.find((u) => u.id === sub.user_id)!;

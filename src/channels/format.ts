@@ -2,15 +2,17 @@
 // "Channel", "Subscription"; digest 1.19). Formatting works on many channels at
 // once, so that register and GET /streams cost a few queries, not a few per channel.
 
+import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
-import { CHANNEL_PERMISSION_SETTINGS, type ChannelPermission } from '../user_groups/permission-settings.ts';
 import type { SystemGroupName } from '../user_groups/system-groups.ts';
 import { subscriberCounts } from './queries.ts';
 
-export const CHANNEL_PERMISSIONS = Object.keys(CHANNEL_PERMISSION_SETTINGS) as ChannelPermission[];
+// Defined beside the permission checks (access.ts), below queries.ts, which needs it too.
+import { CHANNEL_PERMISSIONS } from './access.ts';
+export { CHANNEL_PERMISSIONS };
 
 /** Facts about a channel that come from its messages (the messages domain supplies them). */
 export interface ChannelStats {
@@ -23,12 +25,6 @@ export interface ChannelStats {
 
 export type ChannelStatsSource = (db: Executor, channelIds: number[]) => Promise<Map<number, ChannelStats>>;
 
-let statsSource: ChannelStatsSource | undefined;
-
-/** Lets the messages domain provide first_message_id and traffic. */
-export function registerChannelStatsSource(source: ChannelStatsSource): void {
-  statsSource = source;
-}
 
 const DAY = 86_400;
 const RECENTLY_ACTIVE_DAYS = 180;
@@ -46,7 +42,7 @@ const POST_POLICY: Partial<Record<SystemGroupName, number>> = {
 
 export type ApiChannel = Record<string, unknown> & { stream_id: number; name: string };
 
-export async function formatChannels(db: Executor, realm: Realm, channels: Channel[]): Promise<Map<number, ApiChannel>> {
+export async function formatChannels(svc: Hooked, db: Executor, realm: Realm, channels: Channel[]): Promise<Map<number, ApiChannel>> {
   const result = new Map<number, ApiChannel>();
   if (channels.length === 0) return result;
   const ids = channels.map((c) => c.id);
@@ -54,7 +50,7 @@ export async function formatChannels(db: Executor, realm: Realm, channels: Chann
   const [values, counts, stats, system] = await Promise.all([
     groupSettingValues(db, settingIds),
     subscriberCounts(db, ids),
-    statsSource ? statsSource(db, ids) : Promise.resolve(new Map<number, ChannelStats>()),
+    svc.hooks.channelStats(db, ids),
     systemGroupIds(db, realm.id),
   ]);
   const systemName = new Map(Object.entries(system).map(([name, id]) => [id, name as SystemGroupName]));

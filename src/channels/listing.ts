@@ -1,6 +1,7 @@
 // Reads that list channels and subscriptions for a viewer: GET /streams,
 // GET /users/me/subscriptions and register's subscription data.
 
+import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { isAdmin } from '../users/roles.ts';
@@ -23,7 +24,7 @@ export interface ChannelFilters {
 }
 
 /** GET /streams (spec endpoint 19). */
-export async function listChannelsFor(db: Executor, viewer: ChannelViewer, f: ChannelFilters): Promise<ApiChannel[]> {
+export async function listChannelsFor(svc: Hooked, db: Executor, viewer: ChannelViewer, f: ChannelFilters): Promise<ApiChannel[]> {
   if (f.include_all_active && !isAdmin(viewer.user)) throw badRequest('User not authorized for this query');
   const all = await listChannels(db, viewer.realm.id);
   const defaults = new Set(await defaultChannelIds(db, viewer.realm.id));
@@ -43,7 +44,7 @@ export async function listChannelsFor(db: Executor, viewer: ChannelViewer, f: Ch
     if (f.include_can_access_content && hasContentAccess(viewer, c)) return true;
     return false;
   });
-  const formatted = await formatChannels(db, viewer.realm, chosen);
+  const formatted = await formatChannels(svc, db, viewer.realm, chosen);
   return chosen
     .map((c) => ({ ...formatted.get(c.id)!, ...(f.include_default ? { is_default: defaults.has(c.id) } : {}) }))
     .sort(compareByName);
@@ -96,6 +97,7 @@ export interface SubscriptionData {
  * subscribed, and visible but never subscribed. Archived channels only on request.
  */
 export async function subscriptionData(
+  svc: Hooked,
   db: Executor,
   viewer: ChannelViewer,
   opts: {
@@ -121,7 +123,7 @@ export async function subscriptionData(
     else never.push(c);
   }
   const shown = [...subscribed.map(([c]) => c), ...unsubscribed.map(([c]) => c), ...never];
-  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(db, viewer.realm, cs)))(shown);
+  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs)))(shown);
   const lists = await subscriberLists(
     db,
     shown.map((c) => c.id),

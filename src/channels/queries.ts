@@ -7,8 +7,7 @@ import { badRequest, ApiError } from '../http/errors.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { ROLE } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { hasMetadataAccess, type ChannelViewer } from './access.ts';
-import { CHANNEL_PERMISSIONS } from './format.ts';
+import { CHANNEL_PERMISSIONS, hasMetadataAccess, type ChannelViewer } from './access.ts';
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 

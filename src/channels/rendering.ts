@@ -11,7 +11,7 @@ import { channelViewer, hasContentAccess } from './access.ts';
  * get_stream_name_info), and for topic links the topic's latest message (`/with/<id>`)
  * where the author may read the channel: a message id is not told to outsiders.
  */
-export const resolveChannelLinks: ReferenceResolver = async (db, realm, refs, author) => {
+export const resolveChannelLinks: ReferenceResolver = async (_svc, db, realm, refs, author) => {
   if (refs.channel_names.length === 0) return {};
   const rows = await db
     .selectFrom('channels')

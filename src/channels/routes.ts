@@ -113,7 +113,7 @@ export function channelRoutes(r: Router): void {
 
   r.route('GET', '/users/me/subscriptions', { include_subscribers: includeSubscribers }, async (ctx, q) => {
     const viewer = await channelViewer(ctx.svc.db, ctx.realm, ctx.user);
-    const data = await subscriptionData(ctx.svc.db, viewer, { includeSubscribers: q.include_subscribers, includeArchived: true });
+    const data = await subscriptionData(ctx.svc, ctx.svc.db, viewer, { includeSubscribers: q.include_subscribers, includeArchived: true });
     return { subscriptions: data.subscriptions };
   });
 
@@ -131,7 +131,7 @@ export function channelRoutes(r: Router): void {
   });
 
   r.route('GET', '/users/{user:str}/subscriptions/{stream_id}', {}, async (ctx, q) => {
-    const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
+    const user = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
     const channel = await accessChannel(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q.stream_id);
     return { is_subscribed: (await subscriberIds(ctx.svc.db, [channel.id])).get(channel.id)!.includes(user.id) };
   });
@@ -150,12 +150,12 @@ export function channelRoutes(r: Router): void {
       include_can_access_content: p.bool().default(false),
       include_all_active: p.bool().default(false),
     },
-    async (ctx, q) => ({ streams: await listChannelsFor(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q) }),
+    async (ctx, q) => ({ streams: await listChannelsFor(ctx.svc, ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q) }),
   );
 
   r.route('GET', '/streams/{stream_id}', {}, async (ctx, q) => {
     const channel = await accessChannel(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q.stream_id);
-    return { stream: (await formatChannels(ctx.svc.db, ctx.realm, [channel])).get(channel.id) };
+    return { stream: (await formatChannels(ctx.svc, ctx.svc.db, ctx.realm, [channel])).get(channel.id) };
   });
 
   r.route(

@@ -19,7 +19,7 @@ export const subscriptionSection: StateSection = {
   types: ['subscription'],
   async fetch(ctx) {
     if (!ctx.user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] };
-    return subscriptionData(ctx.svc.db, await viewerOf(ctx), {
+    return subscriptionData(ctx.svc, ctx.svc.db, await viewerOf(ctx), {
       includeSubscribers: ctx.includeSubscribers,
       includeArchived: ctx.capabilities.archived_channels,
       channels: await channelsOf(ctx),
@@ -83,7 +83,7 @@ function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
 
 /** Every listed channel formatted; each section picks the ones the caller may see. */
 function formattedChannels(ctx: RegisterContext): Promise<Map<number, ApiChannel>> {
-  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc.db, ctx.realm, await channelsOf(ctx)));
+  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx)));
 }
 
 function find(list: Entry[] | undefined, streamId: number): Entry | undefined {

@@ -174,6 +174,7 @@ export async function manage(argv: string[], out: (line: string) => void = conso
     }
     throw err;
   } finally {
+    await svc.markdown.close();
     await database.close();
   }
 }

@@ -3,7 +3,7 @@ import { activeCustomEmoji } from './queries.ts';
 import { emojiUrl } from './format.ts';
 
 /** `:name:` in a text: the organization's active custom emoji (they take precedence over Unicode names). */
-export const resolveCustomEmoji: ReferenceResolver = async (db, realm, refs) => {
+export const resolveCustomEmoji: ReferenceResolver = async (_svc, db, realm, refs) => {
   if (!refs.emoji_syntax) return {};
   const rows = await activeCustomEmoji(db, realm.id);
   if (rows.length === 0) return {};

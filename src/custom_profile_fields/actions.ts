@@ -4,7 +4,7 @@
 // with the `custom_profile_field` facet (digest 1.11, section 2, 3.3).
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { CustomProfileField } from './tables.ts';
@@ -44,8 +44,8 @@ async function notifyFields(tx: Tx, emit: Emit, realmId: number): Promise<void> 
 }
 
 /** Who hears of `subject`'s values: active users who may see the subject (can_access_all_users_group). */
-async function valueAudience(tx: Tx, realm: Realm, subject: User, active: number[]): Promise<number[]> {
-  const access = await usersWhoCanSee(tx, realm, subject);
+async function valueAudience(svc: Hooked, tx: Tx, realm: Realm, subject: User, active: number[]): Promise<number[]> {
+  const access = await usersWhoCanSee(svc, tx, realm, subject);
   return active.filter((id) => canAccess(access, id));
 }
 
@@ -57,7 +57,7 @@ function notifyValue(emit: Emit, realmId: number, audience: number[], userId: nu
 }
 
 /** Drops values (of a deleted field, or of choices that no longer exist) and tells those who may see each user. */
-async function dropValues(tx: Tx, emit: Emit, realm: Realm, fieldId: number, choices?: string[]): Promise<void> {
+async function dropValues(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, fieldId: number, choices?: string[]): Promise<void> {
   let q = tx.deleteFrom('custom_profile_field_values').where('realm_id', '=', realm.id).where('field_id', '=', fieldId);
   if (choices) {
     if (choices.length === 0) return;
@@ -67,7 +67,7 @@ async function dropValues(tx: Tx, emit: Emit, realm: Realm, fieldId: number, cho
   if (dropped.length === 0) return;
   const active = await activeUserIds(tx, realm.id);
   for (const user of await listUsers(tx, realm.id, dropped.map((d) => d.user_id))) {
-    notifyValue(emit, realm.id, await valueAudience(tx, realm, user, active), user.id, fieldId, null, null);
+    notifyValue(emit, realm.id, await valueAudience(svc, tx, realm, user, active), user.id, fieldId, null, null);
   }
 }
 
@@ -154,7 +154,7 @@ export async function updateField(svc: Services, realm: Realm, actor: User, fiel
     if (c.field_data !== undefined && field.field_type === FIELD_TYPE.SELECT) {
       // Users who had chosen an option that is gone no longer have a value.
       const removed = Object.keys(stored).filter((key) => !Object.hasOwn(data, key));
-      await dropValues(tx, emit, realm, field.id, removed);
+      await dropValues(svc, tx, emit, realm, field.id, removed);
     }
     await tx
       .updateTable('custom_profile_fields')
@@ -179,7 +179,7 @@ export async function deleteField(svc: Services, realm: Realm, actor: User, fiel
     await lockFields(tx, realm.id);
     const field = await getField(tx, realm.id, fieldId);
     // Clients hold the values in their user lists: they hear of each removal.
-    await dropValues(tx, emit, realm, field.id);
+    await dropValues(svc, tx, emit, realm, field.id);
     await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
     await notifyFields(tx, emit, realm.id);
   });
@@ -219,7 +219,7 @@ export async function applyProfileData(
   if (target.is_bot) throw badRequest('Bots cannot have custom profile field values');
   let audience: number[] | undefined;
   const notify = async (fieldId: number, value: string | null, rendered: string | null) => {
-    audience ??= await valueAudience(tx, realm, target, await activeUserIds(tx, realm.id));
+    audience ??= await valueAudience(svc, tx, realm, target, await activeUserIds(tx, realm.id));
     notifyValue(emit, realm.id, audience, target.id, fieldId, value, rendered);
   };
   for (const entry of entries) {

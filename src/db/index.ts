@@ -4,7 +4,7 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -29,15 +29,19 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Told of errors on idle pooled connections (logged by the server). */
   onIdleError?: (err: Error) => void;
+  /** Told of every statement sent, transaction control included (the tests' query counts). */
+  onQuery?: (sql: string) => void;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabase> {
+  const { onQuery } = opts;
+  const log = onQuery ? (event: LogEvent) => onQuery(event.query.sql) : undefined;
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     // An idle connection the server drops (a restart, a dropped database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => opts.onIdleError?.(err));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, kind: 'postgres', close: () => db.destroy(), poolStats };
   }
@@ -48,7 +52,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabas
   }
   const pglite = await PGlite.create(location, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
   const { PGliteDialect } = await import('./pglite-dialect.ts');
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 

@@ -10,9 +10,7 @@ import { isRaceLost } from './errors.ts';
 
 export type Tx = Transaction<Database>;
 
-export interface Emit {
-  (realmId: number, event: ServerEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>): void;
-}
+export type Emit = (realmId: number, event: ServerEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>) => void;
 
 /**
  * Attempts of one action. A transaction that lost a race (a unique index took a

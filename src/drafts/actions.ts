@@ -2,7 +2,7 @@
 // the server while the user's `enable_drafts_synchronization` is on, and
 // announced to the user's other clients through `drafts` events.
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -42,10 +42,10 @@ interface DraftRow {
  * Recipients of direct messages must be users the author may see; a channel
  * draft names exactly one channel, which the author may read.
  */
-async function checkDrafts(db: Executor, realm: Realm, author: User, drafts: DraftInput[]): Promise<DraftRow[]> {
+async function checkDrafts(svc: Hooked, db: Executor, realm: Realm, author: User, drafts: DraftInput[]): Promise<DraftRow[]> {
   const mentioned = [...new Set(drafts.flatMap((d) => (d.type === 'private' ? d.to : [])))];
   const users = new Map((await listUsers(db, realm.id, mentioned)).map((u) => [u.id, u]));
-  const access = mentioned.length > 0 ? await accessibleUsers(db, realm, author) : 'all';
+  const access = mentioned.length > 0 ? await accessibleUsers(svc, db, realm, author) : 'all';
   // A channel draft names a live channel whose messages the author may read (Zulip's access_stream_by_id).
   const channelIds = [...new Set(drafts.flatMap((d) => (d.type === 'stream' && d.to.length === 1 ? d.to : [])))];
   const viewer = channelIds.length > 0 ? await channelViewer(db, realm, author) : undefined;
@@ -89,7 +89,7 @@ export async function ownDrafts(svc: Services, realm: Realm, actor: User): Promi
 /** POST /drafts: the new drafts' ids, in the order given. */
 export async function createDrafts(svc: Services, realm: Realm, actor: User, drafts: DraftInput[]): Promise<number[]> {
   const author = await checkSynchronizing(svc.db, realm, actor);
-  const rows = await checkDrafts(svc.db, realm, author, drafts);
+  const rows = await checkDrafts(svc, svc.db, realm, author, drafts);
   if (rows.length === 0) return [];
   return transact(svc, async (tx, emit) => {
     const created = await tx
@@ -114,7 +114,7 @@ export async function editDraft(svc: Services, realm: Realm, actor: User, draftI
   const author = await checkSynchronizing(svc.db, realm, actor);
   await transact(svc, async (tx, emit) => {
     await ownDraft(tx, author, draftId);
-    const [row] = await checkDrafts(tx, realm, author, [input]);
+    const [row] = await checkDrafts(svc, tx, realm, author, [input]);
     const updated = await tx
       .updateTable('drafts')
       .set({ ...row, recipients: JSON.stringify(row.recipients) })

@@ -79,7 +79,8 @@ export type HandlerResult = Record<string, unknown>;
 /** `{user_id}` in a path gives the handler `user_id: number`; `{name:str}` gives a string. */
 export type PathParamsOf<P extends string> = P extends `${string}{${infer Name}}${infer Rest}`
   ? (Name extends `${infer N}:str` ? { [K in N]: string } : { [K in Name]: number }) & PathParamsOf<Rest>
-  : {};
+  : // biome-ignore lint/complexity/noBannedTypes: the empty object type ends the recursion (no parameters left)
+    {};
 
 export interface EndpointOptions {
   /** False for the long-poll, whose pace the server sets. */

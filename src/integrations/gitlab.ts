@@ -1,7 +1,7 @@
 // GitLab: the event named in X-Gitlab-Event; pushes, tag pushes and issues for now.
 // With the URL's own topic, each message starts with the project it is about.
 import type { Integration } from './index.ts';
-import { eventHeader, jsonBody, list, maybe, num, str, unsupportedEvent, type JsonObject } from './payload.ts';
+import { eventHeader, jsonBody, list, maybe, num, str, unsupportedEvent, type JsonObject, type WebhookMessage } from './payload.ts';
 import { branchOf, issueMessage, pushMessage } from './git.ts';
 
 const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -60,7 +60,7 @@ export const gitlab: Integration = {
   handle(req, { userTopic }) {
     const event = eventHeader(req, 'X-Gitlab-Event');
     const payload = jsonBody(req);
-    let message;
+    let message: WebhookMessage;
     if (event === 'Push Hook') message = push(payload);
     else if (event === 'Tag Push Hook') message = tagPush(payload);
     else if (event === 'Issue Hook' || event === 'Confidential Issue Hook') message = issue(payload, userTopic);

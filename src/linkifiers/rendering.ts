@@ -7,7 +7,7 @@ import { topicLinks, type TopicLink } from '../markdown/index.ts';
 import { listLinkifiers } from './queries.ts';
 
 /** Every render gets the organization's linkifiers: any text may match one. */
-export const resolveLinkifiers: ReferenceResolver = async (db, realm) => {
+export const resolveLinkifiers: ReferenceResolver = async (_svc, db, realm) => {
   const linkifiers = await listLinkifiers(db, realm.id);
   return linkifiers.length > 0 ? { linkifiers } : {};
 };

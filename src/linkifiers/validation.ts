@@ -26,6 +26,7 @@ const UNSAFE_LINK = /^(?:(?:javascript|data|vbscript):|[\\/]{2})/i;
 export const UNSAFE_TEMPLATE = 'Unsafe URL template: javascript:, data:, vbscript: and //host links are not allowed.';
 
 function isUnsafeLink(template: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers strip leading control characters from a URL, so must we
   return UNSAFE_LINK.test(template.replace(/[\t\n\r]/g, '').replace(/^[\x00-\x20]+/, ''));
 }
 

@@ -15,6 +15,7 @@ export const MAX_NESTING = 100;
 interface Processor {
   test(parent: El, block: string): boolean;
   /** Returns false when it declined after all (the next processor is tried). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: processors that never decline return nothing
   run(parent: El, blocks: string[]): boolean | void;
 }
 

@@ -187,7 +187,7 @@ function load(): EmojiData {
       if (folded !== n && !nameToCode.has(folded) && !canonicals.has(folded)) names.push(folded);
     }
     // Only names the `:name:` syntax can spell.
-    const usable = names.filter((n) => /^[\p{L}\p{N}_+\-]+$/u.test(n) && !nameToCode.has(n));
+    const usable = names.filter((n) => /^[\p{L}\p{N}_+-]+$/u.test(n) && !nameToCode.has(n));
     for (const n of usable) nameToCode.set(n, code);
     codeToNames.set(code, usable);
   }

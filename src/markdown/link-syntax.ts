@@ -28,7 +28,7 @@ export function getLinkText(data: string, index: number): [string, number, boole
 
 const RE_LINK = /\(\s*(?:(<[^<>]*>)\s*(?:('[^']*'|"[^"]*")\s*)?\))?/sy;
 
-export function getLink(data: string, index: number, unescape: (s: string) => string): [string, string | null, number, boolean] {
+export function getLink(data: string, index: number, unescapeText: (s: string) => string): [string, string | null, number, boolean] {
   let href = '';
   let title: string | null = null;
   let handled = false;
@@ -103,7 +103,7 @@ export function getLink(data: string, index: number, unescape: (s: string) => st
     }
     handled = bracketCount === 0;
   }
-  if (title !== null) title = unescape(title.trim()).replace(/^(["'])(.*)\1$/s, '$2').replace(/\s/g, ' ');
-  href = unescape(href).trim();
+  if (title !== null) title = unescapeText(title.trim()).replace(/^(["'])(.*)\1$/s, '$2').replace(/\s/g, ' ');
+  href = unescapeText(href).trim();
   return [href, title, index, handled];
 }

@@ -31,6 +31,7 @@ const USES_NETLOC = new Set([
 
 /** Python's urllib.parse.urlsplit; throws on a malformed IPv6 netloc as Python does. */
 export function urlsplit(url: string): SplitUrl {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers strip leading control characters from a URL, so must we
   url = url.replace(/[\t\r\n]/g, '').replace(/^[\x00-\x20]+/, '');
   let scheme = '';
   let netloc = '';

@@ -5,7 +5,7 @@ import { parseTemplate } from 'url-template';
 import { RE2JS } from 're2js';
 import { Atomic, El } from './tree.ts';
 import type { InlinePattern, InlineProcessor } from './inline.ts';
-import { HtmlStash } from './stash.ts';
+import type { HtmlStash } from './stash.ts';
 import { codeSpanMatcher } from './code-spans.ts';
 import { codeEscape, ETX, pyStrip, STX, WORD } from './util.ts';
 import { relativeToServer, sanitizeUrl, webLinkRegex } from './links.ts';
@@ -437,12 +437,12 @@ export function buildPatterns(
       name: 'link',
       re: /(?<!!)\[/gsu,
       handle(m, data) {
-        const unescape = (s: string) => inline().unescape(s);
+        const unescapeText = (s: string) => inline().unescape(s);
         const [text, textEnd, textOk] = getLinkText(data, m.index + m[0].length);
         if (!textOk) return null;
-        const [rawHref, title, end, hrefOk] = getLink(data, textEnd, unescape);
+        const [rawHref, title, end, hrefOk] = getLink(data, textEnd, unescapeText);
         if (!hrefOk) return null;
-        const href = sanitizeUrl(unescape(pyStrip(rawHref)));
+        const href = sanitizeUrl(unescapeText(pyStrip(rawHref)));
         if (href === null) return null;
         const el = new El('a', { href: relativeToServer(href, ctx.server_url) });
         if (title !== null) el.set('title', title);
@@ -505,7 +505,7 @@ export function buildPatterns(
       kind: 'old',
       name: 'emoji',
       resumesAtPlaceholder: true,
-      re: new RegExp(`(?<syntax>:[\\p{L}\\p{N}_\\-+]+:)`, 'su'),
+      re: /(?<syntax>:[\p{L}\p{N}_\-+]+:)/su,
       handle(m) {
         const syntax = m.groups!.syntax!;
         const name = syntax.slice(1, -1);

@@ -114,7 +114,16 @@ export class RenderPool {
     const started = performance.now();
     const done = (ok: boolean) => this.onRendered?.((performance.now() - started) / 1000, ok);
     return new Promise((resolve, reject) => {
-      const settle = { resolve: (r: RenderResult) => (done(true), resolve(r)), reject: (e: Error) => (done(false), reject(e)) };
+      const settle = {
+        resolve: (r: RenderResult) => {
+          done(true);
+          resolve(r);
+        },
+        reject: (e: Error) => {
+          done(false);
+          reject(e);
+        },
+      };
       const job = { key, content, context, ...settle };
       const jobs = this.waiting.get(key);
       if (jobs) jobs.push(job);

@@ -3,7 +3,7 @@
 // (code, quote, spoiler, math) are handled, with nesting, the way the
 // reference server's fenced-code preprocessor does.
 
-import { HtmlStash } from './stash.ts';
+import type { HtmlStash } from './stash.ts';
 import { djangoEscape, expandTabs, pyRStrip } from './util.ts';
 import { MAX_NESTING } from './blocks.ts';
 import { MarkdownRenderError } from './errors.ts';

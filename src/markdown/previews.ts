@@ -54,7 +54,7 @@ function findLinks(root: El): FoundLink[] {
 }
 
 function uploadPathId(url: string, serverUrl: string | undefined): string | null {
-  let parsed;
+  let parsed: URL;
   try {
     parsed = new URL(url, 'http://relative.invalid/');
   } catch {
@@ -78,7 +78,7 @@ function safeHost(url: string): string | null {
 export function proxiedUrl(url: string, ctx: RenderContext): string {
   const proxy = ctx.image_proxy;
   if (!proxy) return url;
-  let parts;
+  let parts: ReturnType<typeof urlsplit>;
   try {
     parts = urlsplit(url);
   } catch {

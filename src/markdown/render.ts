@@ -13,7 +13,7 @@ import { CODE_SPAN_RE } from './code-spans.ts';
 import { fencedBlocks, hangingLists, normalizeWhitespace } from './preprocess.ts';
 import { addPreviews, proxyMedia, type LinkFacts } from './previews.ts';
 import { HtmlStash } from './stash.ts';
-import { El, prettify, serialize, serializeChildren, str } from './tree.ts';
+import { type El, prettify, serialize, serializeChildren, str } from './tree.ts';
 import type { RenderContext, RenderResult } from './types.ts';
 import { ETX, pyStrip, stripChars, STX } from './util.ts';
 

@@ -4,27 +4,9 @@
 import { sql } from 'kysely';
 import type { Tx } from '../db/transact.ts';
 import type { Channel } from '../channels/tables.ts';
-import type { Message } from './tables.ts';
-import { badRequest } from '../http/errors.ts';
-import { getChannel, subscriberIds } from '../channels/queries.ts';
-import type { ChannelViewer } from '../channels/access.ts';
-import { canSee } from './search.ts';
+import { subscriberIds } from '../channels/queries.ts';
 import { intArray } from './state-support.ts';
 
-export const invalidMessage = () => badRequest('Invalid message(s)');
-
-/**
- * A message the user may read, locked for the rest of the transaction so that
- * concurrent edits and deletions take turns. Messages of archived channels can
- * be read but not changed (as the reference's `is_modifying_message`).
- */
-export async function messageToChange(tx: Tx, viewer: ChannelViewer, messageId: number): Promise<{ message: Message; channel: Channel | null }> {
-  const message = await tx.selectFrom('messages').selectAll().where('realm_id', '=', viewer.realm.id).where('id', '=', messageId).forUpdate().executeTakeFirst();
-  if (!message || !(await canSee(tx, { realm: viewer.realm, viewer }, message))) throw invalidMessage();
-  const channel = message.channel_id === null ? null : ((await getChannel(tx, viewer.realm.id, message.channel_id)) ?? null);
-  if (channel?.is_archived) throw invalidMessage();
-  return { message, channel };
-}
 
 /** Users with a copy of any of the messages. */
 export async function copyHolders(tx: Tx, messageIds: number[]): Promise<Set<number>> {

@@ -52,7 +52,7 @@ export async function deleteTopic(
   for (;;) {
     const deleted = await transact(svc, async (tx, emit) => {
       const batch = await nextBatch(tx, user, channel, topic, limits.batchSize);
-      if (batch.length > 0) await deleteMessages(tx, emit, realm, batch, channel, user);
+      if (batch.length > 0) await deleteMessages(svc, tx, emit, realm, batch, channel, user);
       return batch.length;
     });
     if (deleted < limits.batchSize) return { complete: true };

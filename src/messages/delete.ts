@@ -2,46 +2,24 @@
 // delete which message, and the `delete_message` event.
 
 import { sql } from 'kysely';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest } from '../http/errors.ts';
-import { settingsOf } from '../realm/queries.ts';
-import { channelViewer, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
+import { channelViewer, } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { firstMessageId, messageAudience, messageToChange } from './changes.ts';
+import { firstMessageId, messageAudience } from './changes.ts';
 import { intArray } from './state-support.ts';
-
-const noPermission = () => badRequest("You don't have permission to delete this message");
-
-/** The reference's rules, in its order (validate_can_delete_message). */
-async function checkCanDelete(tx: Tx, viewer: ChannelViewer, message: Message, channel: Channel | null): Promise<void> {
-  if (holdsRealmPermission(viewer, 'can_delete_any_message_group')) return;
-  if (channel && holdsChannelPermission(viewer, channel, 'can_delete_any_message_group')) return;
-  const { user } = viewer;
-  if (message.sender_id !== user.id) {
-    // A bot's owner may delete what the bot sent.
-    const sender = await tx.selectFrom('users').select('bot_owner_id').where('id', '=', message.sender_id).executeTakeFirstOrThrow();
-    if (sender.bot_owner_id !== user.id) throw noPermission();
-  }
-  if (!holdsRealmPermission(viewer, 'can_delete_own_message_group')) {
-    if (!channel || !holdsChannelPermission(viewer, channel, 'can_delete_own_message_group')) throw noPermission();
-  }
-  const limit = settingsOf(viewer.realm).message_content_delete_limit_seconds as number | null;
-  if (limit !== null && Date.now() - message.date_sent.getTime() > limit * 1000) {
-    throw badRequest('The time limit for deleting this message has passed');
-  }
-}
+import { messageToChange, checkCanDelete } from './access.ts';
 
 export async function deleteMessage(svc: Services, realm: Realm, actor: User, messageId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const viewer = await channelViewer(tx, realm, actor);
     const { message, channel } = await messageToChange(tx, viewer, messageId);
     await checkCanDelete(tx, viewer, message, channel);
-    await deleteMessages(tx, emit, realm, [message], channel, actor);
+    await deleteMessages(svc, tx, emit, realm, [message], channel, actor);
   });
 }
 
@@ -49,7 +27,7 @@ export async function deleteMessage(svc: Services, realm: Realm, actor: User, me
  * Deletes messages of one conversation (rows that hang off a message go with it)
  * and tells everyone who had them, the deleting user included.
  */
-export async function deleteMessages(tx: Tx, emit: Emit, realm: Realm, messages: Message[], channel: Channel | null, actor: User | null): Promise<void> {
+export async function deleteMessages(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, messages: Message[], channel: Channel | null, actor: User | null): Promise<void> {
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = await messageAudience(tx, ids, channel);
   if (actor) audience.add(actor.id);
@@ -61,6 +39,6 @@ export async function deleteMessages(tx: Tx, emit: Emit, realm: Realm, messages:
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });
   if (channel && firstBefore !== null && ids.includes(firstBefore)) {
-    await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
+    await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
   }
 }

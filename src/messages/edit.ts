@@ -8,7 +8,7 @@
 
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
@@ -42,12 +42,13 @@ import { channelRecipientId } from './recipients.ts';
 import { FLAG_BITS, MENTION_BITS, flagNames } from './flags.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
-import { copyHolders, firstMessageId, messageAudience, messageToChange } from './changes.ts';
+import { copyHolders, firstMessageId, messageAudience } from './changes.ts';
 import { intArray } from './state-support.ts';
 import { deleteMessages } from './delete.ts';
 import { notificationBot } from '../users/system-bots.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { isResolveNotice, newThreadNotice, oldThreadNotice, resolveNotice, RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS, type MovedMessages } from './move-notices.ts';
+import { messageToChange } from './access.ts';
 
 export const PROPAGATE_MODES = ['change_one', 'change_later', 'change_all'] as const;
 export type PropagateMode = (typeof PROPAGATE_MODES)[number];
@@ -512,8 +513,8 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
 
     if (from && to && streamId !== undefined) {
       const [fromFirst, toFirst] = [await firstMessageId(tx, from.id), await firstMessageId(tx, to.id)];
-      if (fromFirst !== firstBefore[0]) await emitChannelUpdate(tx, emit, realm, from, 'first_message_id', fromFirst);
-      if (toFirst !== firstBefore[1]) await emitChannelUpdate(tx, emit, realm, to, 'first_message_id', toFirst);
+      if (fromFirst !== firstBefore[0]) await emitChannelUpdate(svc, tx, emit, realm, from, 'first_message_id', fromFirst);
+      if (toFirst !== firstBefore[1]) await emitChannelUpdate(svc, tx, emit, realm, to, 'first_message_id', toFirst);
     }
 
     if (from && to && moved) {
@@ -575,7 +576,7 @@ interface NoticeRules {
 async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, m: MovedMessages, r: NoticeRules): Promise<void> {
   const { realm } = viewer;
   let resolveNoticeId: number | undefined;
-  if (r.resolution && !(await undoResolveNotice(tx, emit, viewer, m.to, m.toTopic))) {
+  if (r.resolution && !(await undoResolveNotice(svc, tx, emit, viewer, m.to, m.toTopic))) {
     // Read for everyone but those following the topic (the reference's default
     // resolved_topic_notice_auto_read_policy, "except_followed"), and the user who resolved it.
     const subscribers = (await subscriberIds(tx, [m.to.id])).get(m.to.id)!;
@@ -598,7 +599,7 @@ async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer: Channe
  * the notice of it, younger than the grace period, that notice is deleted and
  * no new one is posted (maybe_delete_previous_resolve_topic_notification).
  */
-async function undoResolveNotice(tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, topic: string): Promise<boolean> {
+async function undoResolveNotice(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, topic: string): Promise<boolean> {
   const last = await tx
     .selectFrom('messages')
     .selectAll()
@@ -609,7 +610,7 @@ async function undoResolveNotice(tx: Tx, emit: Emit, viewer: ChannelViewer, chan
     .executeTakeFirst();
   if (!last || !isResolveNotice(last, (await notificationBot(tx, viewer.realm.id)).id)) return false;
   if (Date.now() - last.date_sent.getTime() > RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS * 1000) return false;
-  await deleteMessages(tx, emit, viewer.realm, [last], channel, viewer.user);
+  await deleteMessages(svc, tx, emit, viewer.realm, [last], channel, viewer.user);
   return true;
 }
 

@@ -7,11 +7,12 @@ import type { Message } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { unsupportedCombination } from '../http/params.ts';
 import { formatMessages, type ApiMessage } from './format.ts';
-import { buildSearch, canSee, idRange, searchFrom, type Search, type Searcher } from './search.ts';
+import { buildSearch, idRange, searchFrom, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from './flags.ts';
 import { intArray } from './state-support.ts';
 import { djangoEscape } from '../markdown/util.ts';
+import { canSee } from './access.ts';
 
 export const MAX_MESSAGES_PER_FETCH = 5000;
 /** The anchor `first_unread` resolves to when nothing is unread: past every message. */

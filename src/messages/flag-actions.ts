@@ -11,18 +11,18 @@ import { sql } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import type { Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
 import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_BITS, type FlagName } from './flags.ts';
-import { buildSearch, canSee, idRange, searchFrom, type Search, type Searcher } from './search.ts';
+import { buildSearch, idRange, searchFrom, type Search, type Searcher } from './search.ts';
 import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, parseAnchor } from './fetch.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { topicParameter } from './validation.ts';
 import { unreadDetails } from './unread.ts';
 import { intArray } from './state-support.ts';
+import { checkFlagAccess } from './access.ts';
 
 export type FlagOp = 'add' | 'remove';
 
@@ -30,10 +30,6 @@ export interface FlagChange {
   flag: FlagName;
   op: FlagOp;
 }
-
-/** The flags of a message without a copy (digest 1.27). */
-
-const invalidMessages = () => badRequest('Invalid message(s)');
 
 /** Checks a flag and operation in the reference's order: known flag, editable, operation. */
 export function checkFlagChange(flag: string, op: string): FlagChange {
@@ -88,7 +84,7 @@ async function changeFlags(tx: Tx, emit: Emit, realm: Realm, user: User, ids: nu
   const historical = changed.filter((id) => !flagsOf.has(id));
   if (historical.length > 0) {
     // Only changes that alter `read` + `historical` reach here (others are no-ops for such messages).
-    await checkAccess(tx, realm, user, historical);
+    await checkFlagAccess(tx, realm, user, historical);
     // A concurrent request may have stored the copy first: then the change applies to it.
     await sql`
       insert into user_messages (realm_id, user_id, message_id, flags)
@@ -112,23 +108,6 @@ async function changeFlags(tx: Tx, emit: Emit, realm: Realm, user: User, ids: nu
     emit(realm.id, event, [user.id]);
   }
   return { changed, ignored_because_not_subscribed_channels: ignored };
-}
-
-/** Messages the user has no copy of must exist in the organization and be readable by them. */
-async function checkAccess(tx: Tx, realm: Realm, user: User, ids: number[]): Promise<void> {
-  const found = await tx
-    .selectFrom('messages')
-    .select(['id', 'channel_id'])
-    .where('realm_id', '=', realm.id)
-    .where('id', '=', sql<number>`any(${intArray(ids)})`)
-    .execute();
-  if (found.length !== ids.length) throw invalidMessages();
-  // Without a copy, access depends on the channel alone: one message per channel is asked about.
-  const perChannel = new Map<number | null, number>();
-  for (const m of found) if (!perChannel.has(m.channel_id)) perChannel.set(m.channel_id, m.id);
-  const searcher: Searcher = { realm, viewer: await channelViewer(tx, realm, user) };
-  const samples = await tx.selectFrom('messages').selectAll().where('id', 'in', [...perChannel.values()]).execute();
-  for (const message of samples as Message[]) if (!(await canSee(tx, searcher, message, false))) throw invalidMessages();
 }
 
 /** POST /messages/flags (digest 1.27). */

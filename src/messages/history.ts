@@ -9,8 +9,8 @@ import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { channelViewer } from '../channels/access.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
-import { canSee } from './search.ts';
 import { highlightHtmlDifferences } from './html-diff.ts';
+import { canSee } from './access.ts';
 
 export interface Snapshot {
   topic: string;

@@ -20,10 +20,11 @@ import { EXTRA_EMOJI, emojiCodeForName, emojiNamesForCode } from '../markdown/em
 import { customEmojiById, customEmojiByName } from '../custom_emoji/queries.ts';
 import { channelViewer } from '../channels/access.ts';
 import { userSettings } from '../users/settings.ts';
-import { messageAudience, messageToChange } from './changes.ts';
+import { messageAudience } from './changes.ts';
 import { HISTORICAL_BITS } from './flags.ts';
 import { isStorableText } from '../db/ids.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY } from './user-topics.ts';
+import { messageToChange } from './access.ts';
 
 export interface Emoji {
   emoji_code: string;

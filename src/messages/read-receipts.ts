@@ -9,9 +9,8 @@ import type { User } from '../users/tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { channelViewer } from '../channels/access.ts';
-import { invalidMessage } from './changes.ts';
-import { canSee } from './search.ts';
 import { FLAG_BITS } from './flags.ts';
+import { canSee, invalidMessage } from './access.ts';
 
 export async function readReceipts(db: Executor, realm: Realm, viewer: User, messageId: number): Promise<number[]> {
   const message = await db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', messageId).executeTakeFirst();

@@ -16,8 +16,7 @@ import { getUser } from '../users/queries.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { messageLink, sendNotices, silentMention, unusedFence } from '../notification_bot/index.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
-import { canSee } from './search.ts';
-import { invalidMessage } from './changes.ts';
+import { canSee, invalidMessage } from './access.ts';
 
 export const REPORT_REASONS = {
   spam: 'Spam',

@@ -12,7 +12,6 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import type { Message } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../channels/access.ts';
 import { getChannel, getChannelByName, listChannels } from '../channels/queries.ts';
@@ -23,6 +22,7 @@ import { FLAG_BITS, HISTORICAL_BITS, MENTION_BITS } from './flags.ts';
 import { topicParameter } from './validation.ts';
 import { VISIBILITY } from './user-topics.ts';
 import { isRowId } from '../db/ids.ts';
+import { canSee } from './access.ts';
 
 /** user_messages.flags, or read + historical where the viewer has no copy. */
 const FLAGS = sql`coalesce(um.flags, ${HISTORICAL_BITS})`;
@@ -85,23 +85,6 @@ async function rewriteWith(db: Executor, s: Searcher, terms: NarrowTerm[]): Prom
   return [...kept, { operator: 'dm', operand: others.length > 0 ? others : [s.viewer!.user.id], negated: false }];
 }
 
-/**
- * Whether a searcher may read one message (the reference's has_message_access):
- * a direct message needs a copy; a channel message needs access to the channel
- * now, and, where the channel's history is protected, a copy too.
- */
-export async function canSee(db: Executor, s: Searcher, message: Message, hasCopy?: boolean): Promise<boolean> {
-  const copy = async () =>
-    hasCopy ??
-    (s.viewer !== null &&
-      (await db.selectFrom('user_messages').select('message_id').where('user_id', '=', s.viewer.user.id).where('message_id', '=', message.id).executeTakeFirst()) !==
-        undefined);
-  if (message.channel_id === null) return copy();
-  const channel = (await getChannel(db, s.realm.id, message.channel_id))!;
-  const readable = s.viewer ? hasContentAccess(s.viewer, channel) : channel.is_web_public;
-  if (!readable) return false;
-  return channel.history_public_to_subscribers || (await copy());
-}
 
 export async function buildSearch(db: Executor, s: Searcher, narrow: NarrowTerm[]): Promise<Search> {
   const terms = await rewriteWith(db, s, narrow);

@@ -2,7 +2,7 @@
 // it, what it says, who receives it with which flags, and the events.
 
 import { sql } from 'kysely';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
@@ -21,9 +21,8 @@ import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts'
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
 import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { groupMemberIds, systemGroupIds } from '../user_groups/group-setting.ts';
+import { groupMemberIds, } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
-import { REALM_PERMISSION_SETTINGS, hasPermission } from '../user_groups/permission-settings.ts';
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
 import { channelRecipientId, dmRecipientId } from './recipients.ts';
@@ -35,6 +34,7 @@ import { inIds, intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { attachWidget } from './submessages.ts';
+import { checkDirectMessagePolicy } from './access.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -98,10 +98,10 @@ async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel):
   return sub !== undefined;
 }
 
-async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
+async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
   if (to === undefined) throw missingArgument('to');
   const address = directAddress(to);
-  const access = await accessibleUsers(tx, realm, sender);
+  const access = await accessibleUsers(svc, tx, realm, sender);
   const users: User[] = [];
   if ('ids' in address) {
     const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(address.ids)})`).execute();
@@ -119,26 +119,6 @@ async function resolveDirectRecipients(tx: Tx, realm: Realm, sender: User, to: s
   }
   for (const user of users) if (!user.is_active && !user.is_bot) throw badRequest(`'${user.email}' is no longer using Confab.`);
   return users;
-}
-
-/** The organization's direct message policies, for a conversation among `participants`. */
-async function checkDirectMessagePolicy(tx: Tx, viewer: ChannelViewer, participants: User[], recipientId: number): Promise<void> {
-  const { realm, user: sender } = viewer;
-  const others = participants.filter((u) => u.id !== sender.id);
-  if (others.length === 0) return;
-  const permission = realm.group_settings.direct_message_permission_group;
-  const setting = REALM_PERMISSION_SETTINGS.direct_message_permission_group;
-  // Allowed when someone in the conversation is in the group (bots always may receive).
-  let allowed = others.every((u) => u.is_bot) || holdsRealmPermission(viewer, 'direct_message_permission_group');
-  for (const u of others) if (!allowed && (await hasPermission(tx, u, setting, permission))) allowed = true;
-  if (!allowed) {
-    if (permission === (await systemGroupIds(tx, realm.id))['role:nobody']) throw badRequest('Direct messages are disabled in this organization.');
-    throw badRequest('You do not have permission to send direct messages to this recipient.');
-  }
-  if (!holdsRealmPermission(viewer, 'direct_message_initiator_group')) {
-    const earlier = await tx.selectFrom('messages').select('id').where('recipient_id', '=', recipientId).limit(1).executeTakeFirst();
-    if (!earlier) throw badRequest('You do not have permission to initiate direct message conversations.');
-  }
 }
 
 /** Users who took part in a topic: those a topic wildcard mention reaches. */
@@ -211,11 +191,6 @@ export interface SentMessage {
 
 /** Runs in the send's transaction (see wiring.ts). */
 export type MessageSentHook = (tx: Tx, sent: SentMessage) => Promise<void>;
-const sentHooks: MessageSentHook[] = [];
-
-export function registerMessageSentHook(hook: MessageSentHook): void {
-  sentHooks.push(hook);
-}
 
 export interface SendResult {
   id: number;
@@ -259,10 +234,10 @@ export async function sendWithin(
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
       participants = await channelParticipants(tx, channel);
     } else {
-      const recipients = await resolveDirectRecipients(tx, realm, sender, req.to);
+      const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
       participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
       // A first conversation lets limited participants (can_access_all_users_group) see each other.
-      const access = await watchUserAccess(tx, realm, async () => participants.map((u) => u.id));
+      const access = await watchUserAccess(svc, tx, realm, async () => participants.map((u) => u.id));
       recipientId = await dmRecipientId(
         tx,
         realm.id,
@@ -284,7 +259,7 @@ export async function sendWithin(
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
 
-    for (const hook of sentHooks) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
+    for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
     const result: SendResult = { id: message.id };
     if (channel) {
       const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
@@ -385,7 +360,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
     publicChannel: channel !== undefined && !channel.invite_only,
     localEcho: d.localEcho,
   });
-  if (channel && firstInChannel) await emitChannelUpdate(tx, emit, realm, channel, 'first_message_id', message.id);
+  if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids };
 }
 
@@ -433,7 +408,7 @@ export async function mentionFlags(
   rendered: RenderResult,
   recipientIds: Set<number>,
 ): Promise<Map<number, number>> {
-  const { realm, user: sender } = viewer;
+  const { user: sender } = viewer;
   const flags = new Map<number, number>();
   const add = (userId: number, bit: number) => {
     if (recipientIds.has(userId)) flags.set(userId, (flags.get(userId) ?? 0) | bit);

@@ -12,7 +12,8 @@ import { transact, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { validate } from '../http/params.ts';
 import { channelViewer } from '../channels/access.ts';
-import { copyHolders, messageToChange } from './changes.ts';
+import { copyHolders } from './changes.ts';
+import { messageToChange } from './access.ts';
 
 export interface ApiSubmessage {
   id: number;

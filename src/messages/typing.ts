@@ -15,9 +15,9 @@ import { accessibleUsers, canAccess } from '../users/queries.ts';
 import { channelViewer, hasContentAccess, hasMetadataAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
 import { checkCanPost } from './send.ts';
-import { canSee } from './search.ts';
 import { normalizeTopic } from './validation.ts';
 import { intArray } from './state-support.ts';
+import { canSee } from './access.ts';
 
 /** Larger channels get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
@@ -31,8 +31,8 @@ export type TypingRequest =
 const DIRECT_DISABLED = 'User has disabled typing notifications for direct messages';
 const CHANNEL_DISABLED = 'User has disabled typing notifications for channel messages';
 
-/** Of these users, the active ones who receive typing notifications, without the typist. */
-async function listeners(db: Executor, realmId: number, userIds: number[], typist: User): Promise<number[]> {
+/** Of these users, the active ones who receive typing notifications (the typist too, see below). */
+async function listeners(db: Executor, realmId: number, userIds: number[], _typist: User): Promise<number[]> {
   if (userIds.length === 0) return [];
   const users = await db
     .selectFrom('users')
@@ -86,7 +86,7 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
   if (!settings.send_private_typing_notifications) throw badRequest(DIRECT_DISABLED);
   const ids = [...new Set([...req.to, sender.id])];
   const users = await svc.db.selectFrom('users').select(['id', 'email']).where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
-  const access = await accessibleUsers(svc.db, realm, sender);
+  const access = await accessibleUsers(svc, svc.db, realm, sender);
   for (const id of req.to) {
     if (!users.some((u) => u.id === id) || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
   }

@@ -39,7 +39,7 @@ async function markReadFrom(tx: Tx, emit: Emit, realm: Realm, user: User, sender
 export async function muteUser(svc: Services, realm: Realm, actor: User, mutedUserId: number): Promise<void> {
   if (actor.id === mutedUserId) throw badRequest('Cannot mute self');
   await transact(svc, async (tx, emit) => {
-    const target = await accessUser(tx, realm, actor, mutedUserId, MUTABLE);
+    const target = await accessUser(svc, tx, realm, actor, mutedUserId, MUTABLE);
     // Two identical requests at once: the later one finds the row and answers as after the first.
     const inserted = await tx
       .insertInto('muted_users')
@@ -56,7 +56,7 @@ export async function muteUser(svc: Services, realm: Realm, actor: User, mutedUs
 /** DELETE /users/me/muted_users/{id}: messages marked read stay read. */
 export async function unmuteUser(svc: Services, realm: Realm, actor: User, mutedUserId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
-    const target = await accessUser(tx, realm, actor, mutedUserId, MUTABLE);
+    const target = await accessUser(svc, tx, realm, actor, mutedUserId, MUTABLE);
     const deleted = await tx.deleteFrom('muted_users').where('user_id', '=', actor.id).where('muted_user_id', '=', target.id).returning('muted_user_id').executeTakeFirst();
     if (!deleted) throw badRequest('User is not muted');
     await emitMutedUsers(tx, emit, realm, actor);

@@ -2,7 +2,7 @@
 // that people should hear of (a channel created or renamed, someone subscribed
 // by another, messages moved); a notice may name another system bot as its
 // sender (Welcome Bot). Any domain may post one, inside its own
-// transaction; the messages domain delivers it (registered in wiring.ts), so
+// transaction; the messages domain delivers it (Services.hooks.sendNotice, wiring.ts), so
 // that domains below messages need not import it.
 //
 // Also the Markdown every notice is written with, as the reference writes it.
@@ -28,20 +28,13 @@ export interface Notice {
   from?: SystemBot;
 }
 
-type NoticeSender = (svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice) => Promise<number>;
-
-let sender: NoticeSender = async () => {
-  throw new Error('Notification Bot is not wired (wiring.ts)');
-};
-
-export function registerNoticeSender(s: NoticeSender): void {
-  sender = s;
-}
+/** messages/send.ts posts them (Services.hooks.sendNotice, wiring.ts). */
+export type NoticeSender = (svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice) => Promise<number>;
 
 /** Posts the notices in order; returns their message ids. */
 export async function sendNotices(svc: Services, tx: Tx, emit: Emit, realm: Realm, notices: Notice[]): Promise<number[]> {
   const ids: number[] = [];
-  for (const notice of notices) ids.push(await sender(svc, tx, emit, realm, notice));
+  for (const notice of notices) ids.push(await svc.hooks.sendNotice(svc, tx, emit, realm, notice));
   return ids;
 }
 

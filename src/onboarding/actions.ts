@@ -71,7 +71,7 @@ export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, rea
     })
     .execute();
 
-  await subscribeToDefaultChannels(tx, emit, updated, owner);
+  await subscribeToDefaultChannels(svc, tx, emit, updated, owner);
   await giveOnboardingHistory(tx, emit, updated, owner);
   return updated;
 }

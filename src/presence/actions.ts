@@ -3,7 +3,7 @@
 // online after being away, so that others do not show them offline until their
 // next poll.
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
@@ -44,6 +44,7 @@ async function nextUpdateId(tx: Tx, realmId: number): Promise<number> {
  * already online (turning presence sharing on or off).
  */
 export async function recordPresence(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -90,7 +91,7 @@ export async function recordPresence(
   if (!announce || settingsOf(realm).presence_disabled) return;
   const [row] = await presenceRows(tx, realm.id, { userId: user.id });
   if (!row) return;
-  emitPresence(emit, realm, row, await activeUsersWhoCanSee(tx, realm, user));
+  emitPresence(emit, realm, row, await activeUsersWhoCanSee(svc, tx, realm, user));
 }
 
 function emitPresence(emit: Emit, realm: Realm, row: PresenceRow, audience: number[]): void {
@@ -126,11 +127,11 @@ export async function updateOwnPresence(svc: Services, realm: Realm, actor: User
     // Read afresh: the settings of an authenticated user may be a few seconds old.
     const user = (await getUser(tx, realm.id, actor.id))!;
     // Someone who stopped sharing presence stays as they were when they stopped.
-    if (userSettings(user).presence_enabled) await recordPresence(tx, emit, realm, user, time, q.status);
+    if (userSettings(user).presence_enabled) await recordPresence(svc, tx, emit, realm, user, time, q.status);
     if (q.status === 'active' || q.new_user_input) await markActive(tx, user, time);
   });
   if (q.ping_only) return {};
-  return presenceFor(svc.db, realm, actor, {
+  return presenceFor(svc, svc.db, realm, actor, {
     // Asking by update id is the modern protocol: modern format.
     modern: q.slim_presence || q.last_update_id !== undefined,
     lastUpdateId: q.last_update_id,

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/schema.ts';
+import type { Hooked } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
@@ -44,7 +45,7 @@ export interface PresenceOptions {
  * access). `lastUpdateId` > 0 asks for what changed since; otherwise
  * `historyDays` (14 by default, 0 for nothing) bounds how old the data may be.
  */
-export async function visiblePresenceRows(db: Executor, realm: Realm, viewer: User, opts: PresenceOptions) {
+export async function visiblePresenceRows(svc: Hooked, db: Executor, realm: Realm, viewer: User, opts: PresenceOptions) {
   const serverTimestamp = Date.now() / 1000;
   if (settingsOf(realm).presence_disabled) return { rows: [], serverTimestamp, lastUpdateId: -1 };
   // A client that already has data is limited by its update id, not by age.
@@ -55,15 +56,15 @@ export async function visiblePresenceRows(db: Executor, realm: Realm, viewer: Us
     afterUpdateId: opts.lastUpdateId,
     connectedSince: incremental ? undefined : new Date(serverTimestamp * 1000 - days * DAY_MS),
   });
-  const access = await accessibleUsers(db, realm, viewer);
+  const access = await accessibleUsers(svc, db, realm, viewer);
   const rows = all.filter((r) => canAccess(access, r.user_id));
   // A loop, not Math.max(...rows): one argument per user overflows the stack in a large organization.
   const lastUpdateId = rows.length > 0 ? rows.reduce((max, r) => Math.max(max, r.last_update_id), -Infinity) : (opts.lastUpdateId ?? -1);
   return { rows, serverTimestamp, lastUpdateId };
 }
 
-export async function presenceFor(db: Executor, realm: Realm, viewer: User, opts: PresenceOptions): Promise<PresenceResponse> {
-  const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(db, realm, viewer, opts);
+export async function presenceFor(svc: Hooked, db: Executor, realm: Realm, viewer: User, opts: PresenceOptions): Promise<PresenceResponse> {
+  const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(svc, db, realm, viewer, opts);
   return { presences: presenceDict(rows, opts.modern), server_timestamp: serverTimestamp, presence_last_update_id: lastUpdateId };
 }
 

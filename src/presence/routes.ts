@@ -22,12 +22,12 @@ export function presenceRoutes(r: Router): void {
 
   // Legacy format only: for bots and scripts (digest section 2).
   r.route('GET', '/realm/presence', {}, async (ctx) => {
-    const { presences, server_timestamp } = await presenceFor(ctx.svc.db, ctx.realm, ctx.user, { modern: false });
+    const { presences, server_timestamp } = await presenceFor(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, { modern: false });
     return { server_timestamp, presences };
   });
 
   r.route('GET', '/users/{user:str}/presence', { slim_presence: p.bool().default(false) }, async (ctx, q) => {
-    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user);
+    const target = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user);
     return { presence: await presenceOfUser(ctx.svc.db, ctx.realm, target, q.slim_presence, q.user) };
   });
 }

@@ -29,7 +29,7 @@ export const presenceSection: StateSection = {
     // Spectators see nobody's presence.
     if (!ctx.user) return { presences: {}, server_timestamp: Date.now() / 1000 };
     const modern = isModern(ctx);
-    const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(ctx.svc.db, ctx.realm, ctx.user, {
+    const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, {
       modern,
       historyDays: ctx.presenceHistoryLimitDays,
     });

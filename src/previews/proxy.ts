@@ -31,7 +31,7 @@ async function proxy(svc: Services, req: FastifyRequest, reply: FastifyReply) {
   const url = verifiedUrl(svc.imageProxyKey, digest, hex);
   if (url === null) return fail(reply, 403, 'Bad signature');
   const limits = svc.config.previewFetch;
-  let upstream;
+  let upstream: Awaited<ReturnType<typeof outboundStream>>;
   try {
     upstream = await outboundStream(
       { url, headers: { accept: 'image/*' }, timeoutMs: limits.timeoutMs, maxBytes: limits.maxImageBytes },

@@ -24,13 +24,8 @@ export interface NewRealm {
   owner: { email: string; fullName: string; password: string | null };
 }
 
-type RealmCreatedHook = (svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User) => Promise<Realm>;
-let onCreated: RealmCreatedHook = async (_svc, _tx, _emit, realm) => realm;
-
-/** What a new organization starts with (onboarding/, plugged in by wiring.ts), in the same transaction. */
-export function registerRealmCreatedHook(hook: RealmCreatedHook): void {
-  onCreated = hook;
-}
+/** What a new organization starts with (onboarding/, Services.hooks, wiring.ts), in the same transaction. */
+export type RealmCreatedHook = (svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User) => Promise<Realm>;
 
 export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: Realm; owner: User }> {
   if (!SUBDOMAIN.test(r.subdomain)) throw badRequest(`Invalid subdomain '${r.subdomain}'`);
@@ -67,7 +62,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       canCreateUsers: true,
       canChangeUserEmails: true,
     });
-    return { realm: await onCreated(svc, tx, emit, realm, owner), owner };
+    return { realm: await svc.hooks.realmCreated(svc, tx, emit, realm, owner), owner };
   });
 }
 

@@ -6,7 +6,7 @@
 // or out of role:fullmembers, and `can_access_all_users_group` changes whom
 // guests see.
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from './tables.ts';
 import type { User } from '../users/tables.ts';
 import type { ServerEvent } from '../events/types.ts';
@@ -125,8 +125,8 @@ export async function updateRealmSettings(svc: Services, realm: Realm, actor: Us
     const everyone = await activeUserIds(tx, current.id);
     for (const event of events) emit(current.id, event, everyone);
     const days = settingsOf(updated).waiting_period_threshold;
-    if (days !== settings.waiting_period_threshold) await syncFullMembers(tx, emit, updated, days);
-    await announceUserAccessChange(tx, emit, current, updated);
+    if (days !== settings.waiting_period_threshold) await syncFullMembers(svc, tx, emit, updated, days);
+    await announceUserAccessChange(svc, tx, emit, current, updated);
     return answer;
   });
 }
@@ -169,7 +169,7 @@ function differingFromDefaults(stored: Record<string, unknown>): Record<string, 
  * role:fullmembers, the others leave it (one user_group event each way, as the
  * reference sends), and they gain or lose sight of channels that group reaches.
  */
-async function syncFullMembers(tx: Tx, emit: Emit, realm: Realm, days: number): Promise<void> {
+async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, days: number): Promise<void> {
   const fullMembers = (await systemGroupIds(tx, realm.id))['role:fullmembers'];
   const now = new Set(
     (await tx.selectFrom('user_group_members').select('user_id').where('group_id', '=', fullMembers).execute()).map((r) => r.user_id),
@@ -200,5 +200,5 @@ async function syncFullMembers(tx: Tx, emit: Emit, realm: Realm, days: number): 
   const send = await groupEventSender(tx, emit, realm.id);
   for (const [id, userIds] of left) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: userIds });
   for (const [id, userIds] of joined) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: userIds });
-  for (const u of active) await announceChannelVisibility(tx, emit, realm, sight.get(u.id)!, u);
+  for (const u of active) await announceChannelVisibility(svc, tx, emit, realm, sight.get(u.id)!, u);
 }

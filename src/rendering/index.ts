@@ -1,7 +1,8 @@
 // The server's side of Markdown: resolves what a text refers to (users, groups,
 // channels, topics, linkifiers, custom emoji) against the organization's data,
 // then renders it in the worker pool (markdown/ stays free of database code).
-// Each domain contributes a resolver in resolvers.ts.
+// Each domain contributes a resolver in resolvers.ts (Services.hooks.referenceResolvers, so
+// that rendering, which channels use, does not import the domains above it).
 
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -11,10 +12,9 @@ import { collectReferences, render, type References, type RenderContext, type Re
 import { MarkdownRenderError } from '../markdown/index.ts';
 import { realmUrl, settingsOf } from '../realm/queries.ts';
 import { badRequest } from '../http/errors.ts';
-import { RESOLVERS } from './resolvers.ts';
 
 /** `author`: who writes the text, when someone does; what they may not see stays unresolved. */
-export type ReferenceResolver = (db: Executor, realm: Realm, refs: References, author: User | null) => Promise<Partial<RenderContext>>;
+export type ReferenceResolver = (svc: Services, db: Executor, realm: Realm, refs: References, author: User | null) => Promise<Partial<RenderContext>>;
 
 export interface RenderRequest {
   realm: Realm;
@@ -35,7 +35,7 @@ export interface RenderRequest {
 export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
   const db = req.db ?? svc.db;
   const refs = collectReferences(req.content);
-  const parts = await Promise.all(RESOLVERS.map((resolve) => resolve(db, req.realm, refs, req.author ?? null)));
+  const parts = await Promise.all(svc.hooks.referenceResolvers.map((resolve) => resolve(svc, db, req.realm, refs, req.author ?? null)));
   const context: RenderContext = Object.assign(
     {
       server_url: realmUrl(req.realm, svc.config),

@@ -85,7 +85,7 @@ async function archiveExpired(svc: Services, realm: Realm, channel: Channel | nu
       const archive = await archiveRows(tx, realm.id, ARCHIVE_KIND.RETENTION, ids);
       const linked = (await tx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', '=', sql<number>`any(${intArray(ids)})`).execute()).map((r) => r.attachment_id);
       // Each delete_message event names one topic, as a user's delete does.
-      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(tx, emit, realm, group, channel, null);
+      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(svc, tx, emit, realm, group, channel, null);
       await archiveOrphanedFiles(tx, emit, realm.id, archive, linked);
       return batch.length;
     });

@@ -12,12 +12,12 @@ import { renderMarkdown } from '../rendering/index.ts';
 import { channelViewer } from '../channels/access.ts';
 import { sendWithin, type SendRequest } from '../messages/send.ts';
 import { normalizeContent, normalizeTopic } from '../messages/validation.ts';
-import { canSee } from '../messages/search.ts';
 import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { formatReminder, formatScheduledMessage } from './format.ts';
 import { ownRow } from './queries.ts';
 import { channelIdOf, normalizeNote, userIdsOf, type ScheduledType } from './validation.ts';
 import { reminderContent } from './reminder-content.ts';
+import { canSee } from '../messages/access.ts';
 
 /** What POST /messages would be asked to send this row (the scheduler sends exactly this). */
 export function sendRequestOf(row: Pick<ScheduledMessage, 'type' | 'channel_id' | 'dm_user_ids' | 'topic' | 'content' | 'read_by_sender' | 'client'>): SendRequest {

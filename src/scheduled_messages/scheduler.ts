@@ -16,7 +16,6 @@ import { ApiError, badRequest } from '../http/errors.ts';
 import { getUser } from '../users/queries.ts';
 import { channelViewer } from '../channels/access.ts';
 import { sendWithin } from '../messages/send.ts';
-import { canSee } from '../messages/search.ts';
 import { sendNotices } from '../notification_bot/index.ts';
 import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { formatScheduledMessage } from './format.ts';
@@ -24,6 +23,7 @@ import { sendRequestOf } from './actions.ts';
 import { reminderContent } from './reminder-content.ts';
 import { deliveryFailedNotice } from './notices.ts';
 import { startPeriodic, type Periodic } from '../jobs/periodic.ts';
+import { canSee } from '../messages/access.ts';
 
 /** A scheduled message more than this late is not sent (reminders are: they reach only their author). */
 export const LATE_CUTOFF_MS = 10 * 60_000;

@@ -5,8 +5,8 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { channelViewer } from '../channels/access.ts';
-import { canSee } from '../messages/search.ts';
 import type { Attachment } from './tables.ts';
+import { canSee } from '../messages/access.ts';
 
 export async function mayReadAttachment(db: Executor, realm: Realm, user: User, attachment: Attachment): Promise<boolean> {
   if (attachment.owner_id === user.id) return true;

@@ -44,7 +44,7 @@ async function changeAvatarSource(svc: Services, realm: Realm, actor: User, sour
       .where('id', '=', actor.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await notifyUsers(tx, emit, realm, updated, 'update', () => avatarFacet(updated));
+    await notifyUsers(svc, tx, emit, realm, updated, 'update', () => avatarFacet(updated));
     return updated;
   });
 }

@@ -13,7 +13,7 @@ function decoded(pathId: string): string {
   }
 }
 
-export const resolveUploadedImages: ReferenceResolver = async (db, realm, refs) => {
+export const resolveUploadedImages: ReferenceResolver = async (_svc, db, realm, refs) => {
   if (refs.upload_path_ids.length === 0) return {};
   const asWritten = new Map(refs.upload_path_ids.map((p) => [decoded(p), p]));
   const rows = await db

@@ -256,7 +256,7 @@ async function removeSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, act
 export async function deactivateGroup(svc: Services, realm: Realm, actor: User, groupId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const group = await accessGroupForUpdate(tx, realm, actor, groupId, []);
-    const objections = await groupUseObjections(tx, realm, group.id);
+    const objections = await groupUseObjections(svc, tx, realm, group.id);
     if (objections.length > 0) {
       throw new ApiError('CANNOT_DEACTIVATE_GROUP_IN_USE', 'Cannot deactivate user group in use.', { data: { objections } });
     }

@@ -11,7 +11,7 @@ import { GROUP_PERMISSION_SETTINGS, hasPermission } from './permission-settings.
 import { getNamedGroups } from './queries.ts';
 
 /** The named groups a text mentions, with whether each is deactivated. */
-export const resolveGroupMentions: ReferenceResolver = async (db, realm, refs) => {
+export const resolveGroupMentions: ReferenceResolver = async (_svc, db, realm, refs) => {
   if (refs.group_names.length === 0) return {};
   const names = refs.group_names.map((n) => n.toLowerCase());
   const rows = await db

@@ -3,6 +3,7 @@
 // anonymous value) in a user group, the organization, or a domain that
 // registered itself here (channels).
 
+import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import { REALM_PERMISSION_SETTINGS, type GroupPermission } from './permission-settings.ts';
@@ -21,15 +22,9 @@ export type GroupUseObjection =
  */
 export type GroupUseSource = (db: Executor, realm: Realm, settingGroupIds: ReadonlySet<number>) => Promise<GroupUseObjection[]>;
 
-const useSources: GroupUseSource[] = [];
-
-/** Lets a domain (channels) object to deactivating groups its settings use. */
-export function registerGroupUseSource(source: GroupUseSource): void {
-  useSources.push(source);
-}
 
 /** Every use of the group that forbids deactivating it, in Zulip's order: subgroup, channels, groups, organization. */
-export async function groupUseObjections(db: Executor, realm: Realm, groupId: number): Promise<GroupUseObjection[]> {
+export async function groupUseObjections(svc: Hooked, db: Executor, realm: Realm, groupId: number): Promise<GroupUseObjection[]> {
   const supergroups = await db
     .selectFrom('user_group_subgroups as s')
     .innerJoin('user_groups as g', 'g.id', 's.supergroup_id')
@@ -42,7 +37,7 @@ export async function groupUseObjections(db: Executor, realm: Realm, groupId: nu
   if (activeSupergroups.length > 0) objections.push({ type: 'subgroup', supergroup_ids: activeSupergroups });
 
   const settingGroupIds = new Set([groupId, ...supergroups.filter((g) => g.name === null).map((g) => g.id)]);
-  for (const source of useSources) objections.push(...(await source(db, realm, settingGroupIds)));
+  for (const source of svc.hooks.groupUseSources) objections.push(...(await source(db, realm, settingGroupIds)));
 
   for (const { group, settings } of await groupsWithSettingIn(db, realm.id, [...settingGroupIds])) {
     // A group's own settings stop mattering once it is deactivated (and stay editable).

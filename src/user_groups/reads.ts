@@ -1,6 +1,7 @@
 // What members (not guests, not bots) may read about groups: the list, and the
 // members and subgroups of an active group.
 
+import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -24,6 +25,7 @@ export async function groupMembersFor(db: Executor, realm: Realm, viewer: User, 
 
 /** GET /user_groups/{id}/members/{user_id}: about a user the viewer may see (active, not a bot). */
 export async function isGroupMemberFor(
+  svc: Hooked,
   db: Executor,
   realm: Realm,
   viewer: User,
@@ -33,7 +35,7 @@ export async function isGroupMemberFor(
 ): Promise<boolean> {
   requireMemberOrAdmin(viewer);
   const group = await accessGroup(db, realm, groupId);
-  const user = await accessUser(db, realm, viewer, userId, { allowBots: false });
+  const user = await accessUser(svc, db, realm, viewer, userId, { allowBots: false });
   return (await memberIds(db, group.id, opts)).includes(user.id);
 }
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-// User groups (spec endpoint 3, digest 1.3, 1.24, section 2): parameters in, one action or read, the reply.
 import type { Router } from '../http/router.ts';
 import { p, type Param } from '../http/params.ts';
 import { groupSettingChangeSchema, groupSettingValueSchema } from './group-setting.ts';
@@ -80,7 +79,7 @@ export function userGroupRoutes(r: Router): void {
   }));
 
   r.route('GET', '/user_groups/{user_group_id}/members/{user_id}', { direct_member_only: directMemberOnly }, async (ctx, q) => ({
-    is_user_group_member: await isGroupMemberFor(ctx.svc.db, ctx.realm, ctx.user, q.user_group_id, q.user_id, { directOnly: q.direct_member_only }),
+    is_user_group_member: await isGroupMemberFor(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user_group_id, q.user_id, { directOnly: q.direct_member_only }),
   }));
 
   r.route('GET', '/user_groups/{user_group_id}/subgroups', { direct_subgroup_only: p.bool().default(false) }, async (ctx, q) => ({

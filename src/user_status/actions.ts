@@ -71,6 +71,6 @@ export async function updateStatus(svc: Services, realm: Realm, actor: User, cha
       ...(change.status_text !== undefined ? { status_text: change.status_text } : {}),
       ...(emoji ?? {}),
     };
-    emit(realm.id, event, await activeUsersWhoCanSee(tx, realm, actor));
+    emit(realm.id, event, await activeUsersWhoCanSee(svc, tx, realm, actor));
   });
 }

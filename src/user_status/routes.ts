@@ -30,7 +30,7 @@ export function userStatusRoutes(r: Router): void {
   });
 
   r.route('GET', '/users/{user_id}/status', {}, async (ctx, q) => {
-    const user = await accessUser(ctx.svc.db, ctx.realm, ctx.user, q.user_id, { allowBots: false });
+    const user = await accessUser(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user_id, { allowBots: false });
     return { status: await userStatus(ctx.svc.db, user) };
   });
 }

@@ -27,7 +27,7 @@ function applyStatusEvent(entry: ApiUserStatus, event: ServerEvent): void {
 export const userStatusSection: StateSection = {
   types: ['user_status'],
   async fetch({ svc, realm, user }) {
-    return { user_status: user ? await statusesVisibleTo(svc.db, realm, user) : {} };
+    return { user_status: user ? await statusesVisibleTo(svc, svc.db, realm, user) : {} };
   },
   apply(state, event, ctx) {
     const statuses = state.user_status as Record<string, ApiUserStatus>;

@@ -6,6 +6,7 @@
 // promoted into the group, or a member made a guest); and a third, watched around
 // any change that starts or ends a shared channel or conversation (watchUserAccess).
 
+import type { Hooked } from '../services.ts';
 import type { Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
@@ -14,7 +15,7 @@ import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type Access
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
 
-export async function announceUserAccessChange(tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
+export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
   const oldGroup = before.group_settings.can_access_all_users_group;
   const newGroup = after.group_settings.can_access_all_users_group;
   if (oldGroup === newGroup) return;
@@ -26,15 +27,15 @@ export async function announceUserAccessChange(tx: Tx, emit: Emit, before: Realm
   for (const viewer of viewers) {
     const gains = seesAll.has(viewer.id);
     // The users a limited view leaves out: those the viewer now gains or loses.
-    const limited = await accessibleUsers(tx, gains ? before : after, viewer);
+    const limited = await accessibleUsers(svc, tx, gains ? before : after, viewer);
     announceViewChange(emit, after.id, viewer, gains ? limited : 'all', gains ? 'all' : limited, everyone, profiles);
   }
 }
 
 /** After `viewer`'s role changed (it is the user as it now is): the users it gained or lost sight of. */
-export async function announceOwnAccessChange(tx: Tx, emit: Emit, realm: Realm, viewer: User, before: AccessibleUsers): Promise<void> {
+export async function announceOwnAccessChange(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, viewer: User, before: AccessibleUsers): Promise<void> {
   if (!viewer.is_active) return;
-  const after = await accessibleUsers(tx, realm, viewer);
+  const after = await accessibleUsers(svc, tx, realm, viewer);
   if (before === 'all' && after === 'all') return;
   const everyone = await listUsers(tx, realm.id);
   announceViewChange(emit, realm.id, viewer, before, after, everyone, await profileDataFor(tx, realm.id, everyone));
@@ -53,7 +54,7 @@ const NOTHING_WATCHED: UserAccessWatch = { announce: async () => {} };
  * direct message); after it, `announce` tells each of them the users gained or lost.
  * Nothing is read where everyone sees everyone (the usual organization).
  */
-export async function watchUserAccess(tx: Tx, realm: Realm, viewerIds: () => Promise<Iterable<number>>): Promise<UserAccessWatch> {
+export async function watchUserAccess(svc: Hooked, tx: Tx, realm: Realm, viewerIds: () => Promise<Iterable<number>>): Promise<UserAccessWatch> {
   const groupId = await limitingAccessGroup(tx, realm);
   if (groupId === undefined) return NOTHING_WATCHED;
   const seesAll = new Set(await groupMemberIds(tx, groupId));
@@ -61,13 +62,13 @@ export async function watchUserAccess(tx: Tx, realm: Realm, viewerIds: () => Pro
   if (ids.length === 0) return NOTHING_WATCHED;
   const viewers = (await listUsers(tx, realm.id, ids)).filter((u) => u.is_active);
   const before = new Map<User, AccessibleUsers>();
-  for (const viewer of viewers) before.set(viewer, await accessibleUsers(tx, realm, viewer));
+  for (const viewer of viewers) before.set(viewer, await accessibleUsers(svc, tx, realm, viewer));
   return {
     async announce(emit) {
       let everyone: User[] | undefined;
       let profiles: Map<number, ProfileData> | undefined;
       for (const [viewer, had] of before) {
-        const has = await accessibleUsers(tx, realm, viewer);
+        const has = await accessibleUsers(svc, tx, realm, viewer);
         if (sameAccess(had, has)) continue;
         everyone ??= await listUsers(tx, realm.id);
         profiles ??= await profileDataFor(tx, realm.id, everyone);

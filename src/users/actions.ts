@@ -1,7 +1,7 @@
 // Every change to a user account. Each action checks permissions, writes in one
 // transaction and emits `realm_user` events after the commit (db/transact.ts).
 
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
@@ -47,16 +47,11 @@ export interface NewUser {
   canChangeUserEmails?: boolean;
 }
 
-/** What other domains do when an account comes or goes, in the same transaction (see wiring.ts). */
+/** What other domains do when an account comes or goes, in the same transaction (Services.hooks, wiring.ts). */
 export interface UserLifecycleHooks {
-  created?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
-  deactivated?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
-  reactivated?: (tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
-}
-const lifecycleHooks: UserLifecycleHooks[] = [];
-
-export function registerUserLifecycleHooks(hooks: UserLifecycleHooks): void {
-  lifecycleHooks.push(hooks);
+  created?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+  deactivated?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+  reactivated?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
 }
 
 /** How an account came to be, where that changes its announcement (an invitation). */
@@ -76,10 +71,10 @@ export interface Arrival {
  */
 export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, arrival: Arrival = {}): Promise<void> {
   const channels = arrival.channels ?? 'default';
-  await emitUserAdded(tx, emit, realm, user, svc.config);
-  if (channels === 'default') await subscribeToDefaultChannels(tx, emit, realm, user);
-  else await addSubscriptions(tx, emit, realm, channels.map((channel) => ({ user, channel })));
-  for (const h of lifecycleHooks) await h.created?.(tx, emit, realm, user);
+  await emitUserAdded(svc, tx, emit, realm, user, svc.config);
+  if (channels === 'default') await subscribeToDefaultChannels(svc, tx, emit, realm, user);
+  else await addSubscriptions(svc, tx, emit, realm, channels.map((channel) => ({ user, channel })));
+  for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
   const notices = [...(arrival.notices ?? []), ...(await newUserNotices(tx, realm, user, arrival.welcomeText))];
   await sendNotices(svc, tx, emit, realm, notices);
 }
@@ -136,6 +131,7 @@ export async function insertUser(
  * the subject's real email.
  */
 export async function notifyUsers(
+  svc: Hooked,
   tx: Tx,
   emit: Emit,
   realm: Realm,
@@ -146,7 +142,7 @@ export async function notifyUsers(
   only?: (viewer: Pick<User, 'id' | 'role'>) => boolean,
 ): Promise<void> {
   // Only those who may see the subject hear of it (can_access_all_users_group).
-  const audience = await usersWhoCanSee(tx, realm, subject);
+  const audience = await usersWhoCanSee(svc, tx, realm, subject);
   const viewers = (await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).filter(
     (v) => canAccess(audience, v.id),
   );
@@ -166,21 +162,21 @@ export async function notifyUsers(
 }
 
 /** Active users who may not see `subject` (a limited can_access_all_users_group). */
-async function usersWhoCannotSee(tx: Tx, realm: Realm, subject: User): Promise<number[]> {
-  const access = await usersWhoCanSee(tx, realm, subject);
+async function usersWhoCannotSee(svc: Hooked, tx: Tx, realm: Realm, subject: User): Promise<number[]> {
+  const access = await usersWhoCanSee(svc, tx, realm, subject);
   if (access === 'all') return [];
   return (await activeUserIds(tx, realm.id)).filter((id) => !access.has(id));
 }
 
-export async function emitUserAdded(tx: Tx, emit: Emit, realm: Realm, user: User, config: Services['config']): Promise<void> {
-  await notifyUsers(tx, emit, realm, user, 'add', (_canSee, viewer) => {
+export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User, config: Services['config']): Promise<void> {
+  await notifyUsers(svc, tx, emit, realm, user, 'add', (_canSee, viewer) => {
     const person: Record<string, unknown> = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
     if (!user.is_bot) person.profile_data = {};
     return person;
   });
   // Those who may not see the newcomer list an "Unknown user" in its place, as register shows it
   // (clients with user_list_incomplete leave such users out: events/shape.ts drops it for them).
-  const blind = await usersWhoCannotSee(tx, realm, user);
+  const blind = await usersWhoCannotSee(svc, tx, realm, user);
   if (blind.length > 0) {
     const placeholder = { ...unknownUser(user.id, realmHost(realm, config)), is_active: true };
     emit(realm.id, { type: 'realm_user', op: 'add', person: placeholder }, blind, { hidden: { inaccessible_user: true } });
@@ -240,48 +236,48 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
   if (!isAdmin(actor)) throw mustBeAdmin();
   const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
   await transact(svc, async (tx, emit) => {
-    const target = await accessUser(tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
+    const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (changes.role !== undefined && changes.role !== target.role) {
-      await changeRole(tx, emit, realm, target, changes.role as Role, actor);
+      await changeRole(svc, tx, emit, realm, target, changes.role as Role, actor);
     }
     // A blank name is ignored rather than refused, as Zulip does.
     if (changes.full_name !== undefined && changes.full_name.trim() !== '' && changes.full_name !== target.full_name) {
       const name = checkFullName(changes.full_name);
       await tx.updateTable('users').set({ full_name: name }).where('id', '=', target.id).execute();
-      await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, full_name: name }));
+      await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, full_name: name }));
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
       if (!isOwner(actor) || !actor.can_change_user_emails) throw badRequest('User not authorized to change user emails');
       const email = changes.new_email.trim();
       if (!isValidEmail(email)) throw badRequest('Invalid new email address.');
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
-      await changeDeliveryEmail(tx, emit, realm, target, email);
+      await changeDeliveryEmail(svc, tx, emit, realm, target, email);
     }
     if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data, profileHtml);
   });
 }
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
-export async function changeRole(tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
+export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
   if (actor && (role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
   if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
   const channelsBefore = await channelViewer(tx, realm, target);
-  const usersBefore = await accessibleUsers(tx, realm, target);
+  const usersBefore = await accessibleUsers(svc, tx, realm, target);
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
   const groupChanges = await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
-  await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
+  await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
   await announceMembershipChanges(tx, emit, updated, groupChanges);
   // A guest promoted into can_access_all_users_group sees everyone; a member made a guest, fewer.
-  await announceOwnAccessChange(tx, emit, realm, updated, usersBefore);
+  await announceOwnAccessChange(svc, tx, emit, realm, updated, usersBefore);
   // A guest sees fewer channels than a member: the difference is announced.
-  await announceChannelVisibility(tx, emit, realm, channelsBefore, updated);
+  await announceChannelVisibility(svc, tx, emit, realm, channelsBefore, updated);
 }
 
 /** A new delivery address (and API email where everyone sees it), with its events. */
-export async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
+export async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
   const visibleToAll = canSeeDeliveryEmail(null, target);
   // A provider avatar is derived from the email: it changes with it.
   const avatarChanges = target.avatar_source === 'G';
@@ -295,13 +291,13 @@ export async function changeDeliveryEmail(tx: Tx, emit: Emit, realm: Realm, targ
     .where('id', '=', target.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await notifyUsers(tx, emit, realm, updated, 'update', (canSee) =>
+  await notifyUsers(svc, tx, emit, realm, updated, 'update', (canSee) =>
     canSee ? { user_id: target.id, delivery_email: email } : { user_id: target.id, delivery_email: null },
   );
   if (visibleToAll) {
-    await notifyUsers(tx, emit, realm, updated, 'update', () => ({ user_id: target.id, new_email: email }));
+    await notifyUsers(svc, tx, emit, realm, updated, 'update', () => ({ user_id: target.id, new_email: email }));
   }
-  if (avatarChanges) await notifyUsers(tx, emit, realm, updated, 'update', () => avatarFacet(updated));
+  if (avatarChanges) await notifyUsers(svc, tx, emit, realm, updated, 'update', () => avatarFacet(updated));
 }
 
 /** The avatar facet of a realm_user update. */
@@ -321,28 +317,28 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
   await transact(svc, async (tx, emit) => {
     const target = await getUser(tx, realm.id, userId);
     if (!target) throw badRequest('No such user');
-    if (target.role !== role) await changeRole(tx, emit, realm, target, role, null);
+    if (target.role !== role) await changeRole(svc, tx, emit, realm, target, role, null);
   });
 }
 
 /** (De)activates an account with every announcement; no checks (for actions that made theirs). */
-export async function setActive(tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
+export async function setActive(svc: Services, tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
-  await notifyUsers(tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
+  await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
   // Deactivated users leave every group (clients drop them; those who cannot see the user are
   // told); reactivated, they are back in them.
-  await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(tx, realm, target));
+  await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(svc, tx, realm, target));
   // Channel and organization settings naming the user change for everyone who knows them.
-  await announceChannelSettingMembers(tx, emit, realm, target);
+  await announceChannelSettingMembers(svc, tx, emit, realm, target);
   await announceRealmSettingMembers(tx, emit, realm, target);
   await announceSubscriberActivity(tx, emit, realm, target, active);
-  for (const h of lifecycleHooks) await (active ? h.reactivated : h.deactivated)?.(tx, emit, realm, { ...target, is_active: active });
+  for (const h of svc.hooks.userLifecycle) await (active ? h.reactivated : h.deactivated)?.(svc, tx, emit, realm, { ...target, is_active: active });
 }
 
 /** DELETE /users/{user_id}. */
 export async function deactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
-    const target = await accessUser(tx, realm, actor, targetId, { allowBots: true });
+    const target = await accessUser(svc, tx, realm, actor, targetId, { allowBots: true });
     // Administrators manage everyone, and owners their bots; leaving oneself is DELETE /users/me.
     const canAdminister = isAdmin(actor) || (target.is_bot && target.bot_owner_id === actor.id);
     if (!canAdminister) throw insufficientPermission();
@@ -350,7 +346,7 @@ export async function deactivateUser(svc: Services, realm: Realm, actor: User, t
     if (isOwner(target) && !target.is_bot && (await countActiveOwners(tx, realm.id)) <= 1) {
       throw badRequest('Cannot deactivate the only organization owner');
     }
-    await setActive(tx, emit, realm, target, false);
+    await setActive(svc, tx, emit, realm, target, false);
   });
 }
 
@@ -375,7 +371,7 @@ export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: U
         data: { is_last_owner: false, entity: 'user' },
       });
     }
-    await setActive(tx, emit, realm, actor, false);
+    await setActive(svc, tx, emit, realm, actor, false);
   });
 }
 
@@ -383,9 +379,9 @@ export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: U
 export async function reactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
   if (!isAdmin(actor)) throw mustBeAdmin();
   await transact(svc, async (tx, emit) => {
-    const target = await accessUser(tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
+    const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (target.is_active) throw badRequest('User is already active.');
-    await setActive(tx, emit, realm, target, true);
+    await setActive(svc, tx, emit, realm, target, true);
   });
 }
 

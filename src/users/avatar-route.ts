@@ -4,8 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { ApiError, unauthorized } from '../http/errors.ts';
-import { authenticateApiKey } from '../auth/basic.ts';
-import { authenticate } from '../auth/authenticate.ts';
+import { authenticate, authenticateQueryApiKey } from '../auth/authenticate.ts';
 import { getRealmBySubdomain, settingsOf, subdomainFromHost } from '../realm/queries.ts';
 import { accessibleUsers, canAccess, getUser, getUserByEmail } from './queries.ts';
 import { avatarUrl, mediumAvatarUrl } from './format.ts';
@@ -19,9 +18,7 @@ async function caller(svc: Services, req: FastifyRequest): Promise<{ realm: Real
   const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
   const query = req.query as Record<string, string | undefined>;
   if (query.api_key && !req.headers.authorization) {
-    const user = await svc.db.selectFrom('users').selectAll().where('api_key', '=', query.api_key).executeTakeFirst();
-    if (!user) throw unauthorized('Invalid API key');
-    return authenticateApiKey(svc.db, { username: user.email, apiKey: query.api_key }, subdomain);
+    return authenticateQueryApiKey(svc, query.api_key, subdomain);
   }
   // Basic auth, or the browser's session cookie (an <img> in the web client).
   return (await authenticate(svc, req, subdomain, 'any')) ?? { realm: await getRealmBySubdomain(svc.db, subdomain), user: null };
@@ -36,7 +33,7 @@ async function redirectToAvatar(svc: Services, req: FastifyRequest, reply: Fasti
     if (!viewer && (!byId || !realm || !settingsOf(realm).enable_spectator_access)) throw unauthorized();
     const target = realm ? (byId ? await getUser(svc.db, realm.id, Number(key)) : await getUserByEmail(svc.db, realm.id, key)) : undefined;
     let url: string;
-    if (target && realm && canAccess(await accessibleUsers(svc.db, realm, viewer), target.id)) {
+    if (target && realm && canAccess(await accessibleUsers(svc, svc.db, realm, viewer), target.id)) {
       url = medium ? mediumAvatarUrl(target) : avatarUrl(target);
     } else if (!byId) {
       url = `https://secure.gravatar.com/avatar/${createHash('md5').update(key.toLowerCase()).digest('hex')}?d=identicon`;

@@ -88,7 +88,7 @@ export async function confirmEmailChange(svc: Services, realm: Realm | undefined
     // The organization's rules and the address's availability may have changed since.
     await checkNewEmail(tx, realm, user, row.new_email);
     await tx.updateTable('email_change_requests').set({ used_at: new Date() }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
-    await changeDeliveryEmail(tx, emit, realm, user, row.new_email);
+    await changeDeliveryEmail(svc, tx, emit, realm, user, row.new_email);
     await queueEmail(tx, realm.id, changedNotice(realm, user, row.new_email));
     return { realm, email: row.new_email };
   });

@@ -6,7 +6,7 @@ import { accessibleUsers, canAccess } from './queries.ts';
  * among those its author may see: a guest limited to some users neither mentions
  * nor learns the ids of the others (their mentions stay text).
  */
-export const resolveUserMentions: ReferenceResolver = async (db, realm, refs, author) => {
+export const resolveUserMentions: ReferenceResolver = async (svc, db, realm, refs, author) => {
   if (refs.user_names.length === 0 && refs.user_ids.length === 0) return {};
   const names = refs.user_names.map((n) => n.toLowerCase());
   const users = await db
@@ -23,6 +23,6 @@ export const resolveUserMentions: ReferenceResolver = async (db, realm, refs, au
     .execute();
   // The server's own bots speak for the server, which sees everyone.
   if (author === null || author.is_system_bot || users.length === 0) return { users };
-  const access = await accessibleUsers(db, realm, author);
+  const access = await accessibleUsers(svc, db, realm, author);
   return { users: users.filter((u) => canAccess(access, u.id)) };
 };

@@ -1,4 +1,5 @@
 import { inIds } from '../db/ids.ts';
+import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
@@ -74,12 +75,6 @@ export type AccessibleUsers = 'all' | Set<number>;
 
 export type UserAccessSource = (db: Executor, realm: Realm, viewer: User) => Promise<Iterable<number>>;
 
-const accessSources: UserAccessSource[] = [];
-
-/** Lets a domain (channels, direct messages) declare users it makes visible to each other. */
-export function registerUserAccessSource(source: UserAccessSource): void {
-  accessSources.push(source);
-}
 
 /** The group whose members see everyone, where the organization limits the others (else undefined). */
 export async function limitingAccessGroup(db: Executor, realm: Realm): Promise<number | undefined> {
@@ -88,14 +83,14 @@ export async function limitingAccessGroup(db: Executor, realm: Realm): Promise<n
   return groupId;
 }
 
-export async function accessibleUsers(db: Executor, realm: Realm, viewer: User | null): Promise<AccessibleUsers> {
+export async function accessibleUsers(svc: Hooked, db: Executor, realm: Realm, viewer: User | null): Promise<AccessibleUsers> {
   if (viewer === null) return 'all';
   const groupId = realm.group_settings.can_access_all_users_group;
   if (groupId === undefined || (await userGroupIds(db, viewer.id)).has(groupId)) return 'all';
   const ids = new Set<number>([viewer.id]);
   const bots = await db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_bot', '=', true).execute();
   for (const b of bots) ids.add(b.id);
-  for (const source of accessSources) for (const id of await source(db, realm, viewer)) ids.add(id);
+  for (const source of svc.hooks.userAccessSources) for (const id of await source(db, realm, viewer)) ids.add(id);
   return ids;
 }
 
@@ -103,18 +98,18 @@ export async function accessibleUsers(db: Executor, realm: Realm, viewer: User |
  * The other side of `accessibleUsers`: who may see `subject` (the audience of
  * events about it). The sources are symmetric, so the same relations answer.
  */
-export async function usersWhoCanSee(db: Executor, realm: Realm, subject: User): Promise<AccessibleUsers> {
+export async function usersWhoCanSee(svc: Hooked, db: Executor, realm: Realm, subject: User): Promise<AccessibleUsers> {
   if (subject.is_bot) return 'all';
   const groupId = await limitingAccessGroup(db, realm);
   if (groupId === undefined) return 'all';
   const ids = new Set<number>([subject.id, ...(await groupMemberIds(db, groupId))]);
-  for (const source of accessSources) for (const id of await source(db, realm, subject)) ids.add(id);
+  for (const source of svc.hooks.userAccessSources) for (const id of await source(db, realm, subject)) ids.add(id);
   return ids;
 }
 
 /** The active users who may see `subject`: the audience of events about it. */
-export async function activeUsersWhoCanSee(db: Executor, realm: Realm, subject: User): Promise<number[]> {
-  const access = await usersWhoCanSee(db, realm, subject);
+export async function activeUsersWhoCanSee(svc: Hooked, db: Executor, realm: Realm, subject: User): Promise<number[]> {
+  const access = await usersWhoCanSee(svc, db, realm, subject);
   return (await activeUserIds(db, realm.id)).filter((id) => canAccess(access, id));
 }
 
@@ -124,6 +119,7 @@ export function canAccess(access: AccessibleUsers, userId: number): boolean {
 
 /** A user of the viewer's organization that the viewer may see, or "No such user". */
 export async function accessUser(
+  svc: Hooked,
   db: Executor,
   realm: Realm,
   viewer: User | null,
@@ -135,22 +131,23 @@ export async function accessUser(
   if (!user || (user.is_system_bot && !opts.allowSystemBots)) throw badRequest('No such user');
   if (!user.is_active && !opts.allowDeactivated) throw badRequest('User is deactivated');
   if (user.is_bot && opts.allowBots === false) throw badRequest('No such user');
-  if (!canAccess(await accessibleUsers(db, realm, viewer), user.id)) throw badRequest('No such user');
+  if (!canAccess(await accessibleUsers(svc, db, realm, viewer), user.id)) throw badRequest('No such user');
   return user;
 }
 
 /** `/users/{id}` and `/users/{email}` name the same resource: a user the viewer may see. */
 export async function accessUserByKey(
+  svc: Hooked,
   db: Executor,
   realm: Realm,
   viewer: User | null,
   idOrEmail: string,
   opts: { allowDeactivated?: boolean; allowSystemBots?: boolean } = {},
 ): Promise<User> {
-  if (/^\d+$/.test(idOrEmail)) return accessUser(db, realm, viewer, Number(idOrEmail), { allowBots: true, ...opts });
+  if (/^\d+$/.test(idOrEmail)) return accessUser(svc, db, realm, viewer, Number(idOrEmail), { allowBots: true, ...opts });
   const found = await getUserByEmail(db, realm.id, idOrEmail);
   if (!found) throw badRequest('No such user');
-  return accessUser(db, realm, viewer, found.id, { allowBots: true, ...opts });
+  return accessUser(svc, db, realm, viewer, found.id, { allowBots: true, ...opts });
 }
 
 /** The organization's active administrators and owners (who hear of exports and export consent). */

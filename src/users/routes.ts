@@ -15,7 +15,7 @@ const includeCustomProfileFields = p.bool().default(false);
 
 export function userRoutes(r: Router): void {
   r.route('GET', '/users', { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields, user_ids: p.intList().optional() }, async (ctx, q) => {
-    const access = await accessibleUsers(ctx.svc.db, ctx.realm, ctx.user);
+    const access = await accessibleUsers(ctx.svc, ctx.svc.db, ctx.realm, ctx.user);
     const users = (await listUsers(ctx.svc.db, ctx.realm.id, q.user_ids)).filter((u) => canAccess(access, u.id));
     const profiles = q.include_custom_profile_fields ? await profileDataFor(ctx.svc.db, ctx.realm.id, users) : undefined;
     return {
@@ -47,7 +47,7 @@ export function userRoutes(r: Router): void {
     '/users/{user:str}',
     { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields },
     async (ctx, q) => {
-      const user = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true, allowSystemBots: true });
+      const user = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true, allowSystemBots: true });
       const formatted = formatUser(user, ctx.user, { clientSvcavatar: q.client_svcavatar });
       if (q.include_custom_profile_fields && !user.is_bot) {
         const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [user]);
@@ -68,7 +68,7 @@ export function userRoutes(r: Router): void {
     },
     async (ctx, q) => {
       if (q.role !== undefined && !isRole(q.role)) throw badRequest('Invalid role');
-      const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
+      const target = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
       await updateUser(ctx.svc, ctx.realm, ctx.user, target.id, {
         full_name: q.full_name,
         role: q.role,
@@ -80,13 +80,13 @@ export function userRoutes(r: Router): void {
   );
 
   r.route('DELETE', '/users/{user:str}', { deactivation_notification_comment: p.str(z.string().max(2000)).optional() }, async (ctx, q) => {
-    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user);
+    const target = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user);
     await deactivateUser(ctx.svc, ctx.realm, ctx.user, target.id);
     return {};
   });
 
   r.route('POST', '/users/{user:str}/reactivate', {}, async (ctx, q) => {
-    const target = await accessUserByKey(ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
+    const target = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true });
     await reactivateUser(ctx.svc, ctx.realm, ctx.user, target.id);
     return {};
   });

@@ -5,12 +5,12 @@
 // `user_settings_object`); changes others can see send `realm_user` events.
 
 import { apiEmailFor } from './format.ts';
-import type { Services } from '../services.ts';
+import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
-import { realmHost, settingsOf } from '../realm/queries.ts';
+import { settingsOf } from '../realm/queries.ts';
 import { isAdmin } from './roles.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
 import { checkEmailChange, startEmailChange } from './email-change.ts';
@@ -18,7 +18,6 @@ import { activeAdministratorIds, getUser } from './queries.ts';
 import { canSeeDeliveryEmail } from './format.ts';
 import { avatarFacet, notifyUsers } from './actions.ts';
 import {
-  EMAIL_ADDRESS_VISIBILITY,
   LANGUAGES,
   USER_SETTINGS,
   canonicalTimezone,
@@ -32,7 +31,6 @@ import {
 import { recordPresence } from '../presence/actions.ts';
 import { OFFLINE_THRESHOLD_SECS } from '../presence/format.ts';
 import { deleteAllDrafts } from '../drafts/actions.ts';
-import type { Config } from '../config.ts';
 
 export interface SettingsChanges {
   full_name?: string;
@@ -104,19 +102,19 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
       .executeTakeFirstOrThrow();
 
     if (fullName !== undefined && fullName !== before.full_name) {
-      await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
+      await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
     }
     for (const [name, value] of changed) emitSettingChange(emit, realm, after, name, value);
     if (values.timezone !== undefined) {
-      await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
+      await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
     }
-    if (visibility !== undefined) await announceEmailVisibility(tx, emit, realm, before, after);
+    if (visibility !== undefined) await announceEmailVisibility(svc, tx, emit, realm, before, after);
     // Administrators follow who allows a private data export (the reference's realm_export_consent).
     if (values.allow_private_data_export !== undefined) {
       const consent = { type: 'realm_export_consent', user_id: after.id, consented: values.allow_private_data_export as boolean };
       emit(realm.id, consent, await activeAdministratorIds(tx, realm.id));
     }
-    if (values.presence_enabled !== undefined) await announcePresenceSharing(tx, emit, realm, after, values.presence_enabled as boolean);
+    if (values.presence_enabled !== undefined) await announcePresenceSharing(svc, tx, emit, realm, after, values.presence_enabled as boolean);
     // Turning synchronization off deletes the server's copies (clients keep theirs): no events.
     if (values.enable_drafts_synchronization === false) await deleteAllDrafts(tx, after.id);
   });
@@ -135,12 +133,12 @@ function emitSettingChange(emit: Emit, realm: Realm, user: User, name: UserSetti
 }
 
 /** Who sees the real address changed: tell exactly those, and everyone about a new API email. */
-async function announceEmailVisibility(tx: Tx, emit: Emit, realm: Realm, before: User, after: User): Promise<void> {
+async function announceEmailVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, before: User, after: User): Promise<void> {
   const viewChanged = (viewer: Pick<User, 'id' | 'role'>) => canSeeDeliveryEmail(viewer, before) !== canSeeDeliveryEmail(viewer, after);
-  await notifyUsers(tx, emit, realm, after, 'update', (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }), viewChanged);
-  if (after.email !== before.email) await notifyUsers(tx, emit, realm, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
+  await notifyUsers(svc, tx, emit, realm, after, 'update', (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }), viewChanged);
+  if (after.email !== before.email) await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
   // Clients that compute provider avatars can do so only for addresses they see.
-  if (after.avatar_source === 'G') await notifyUsers(tx, emit, realm, after, 'update', () => avatarFacet(after), viewChanged);
+  if (after.avatar_source === 'G') await notifyUsers(svc, tx, emit, realm, after, 'update', () => avatarFacet(after), viewChanged);
 }
 
 /**
@@ -148,9 +146,9 @@ async function announceEmailVisibility(tx: Tx, emit: Emit, realm: Realm, before:
  * leaves them as last seen well before the offline threshold, for as long as it
  * stays off (pings are then not recorded).
  */
-async function announcePresenceSharing(tx: Tx, emit: Emit, realm: Realm, user: User, enabled: boolean): Promise<void> {
+async function announcePresenceSharing(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User, enabled: boolean): Promise<void> {
   const now = Date.now();
-  if (enabled) await recordPresence(tx, emit, realm, user, new Date(now), 'active', { force: true });
+  if (enabled) await recordPresence(svc, tx, emit, realm, user, new Date(now), 'active', { force: true });
   // Both times in the past (not just the connection): a user who joined a minute ago must not read as active.
-  else await recordPresence(tx, emit, realm, user, new Date(now - (OFFLINE_THRESHOLD_SECS + 120) * 1000), 'active', { force: true, replace: true });
+  else await recordPresence(svc, tx, emit, realm, user, new Date(now - (OFFLINE_THRESHOLD_SECS + 120) * 1000), 'active', { force: true, replace: true });
 }

@@ -199,7 +199,7 @@ export const usersSection: StateSection = {
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
     const users = await listUsers(svc.db, realm.id);
     const profiles = await profileDataFor(svc.db, realm.id, users);
-    const access = await accessibleUsers(svc.db, realm, user);
+    const access = await accessibleUsers(svc, svc.db, realm, user);
     const active: Record<string, unknown>[] = [];
     const inactive: Record<string, unknown>[] = [];
     for (const u of users) {

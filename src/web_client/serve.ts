@@ -93,7 +93,7 @@ export class WebClient {
   async #read(path: string): Promise<Cached | undefined> {
     const full = join(this.#root, path);
     if (!full.startsWith(this.#root + sep)) return undefined;
-    let info;
+    let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(full);
     } catch {

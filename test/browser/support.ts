@@ -77,7 +77,7 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A page whose requests may only reach the test server. */
-export async function openPage(browser: Browser, live: LiveServer, viewport = { width: 1280, height: 800 }): Promise<Page> {
+export async function openPage(browser: Browser, _live: LiveServer, viewport = { width: 1280, height: 800 }): Promise<Page> {
   // Reduced motion: no slide-in transitions, so screenshots show the settled screen.
   const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
   await context.route(/^(?!http:\/\/127\.0\.0\.1:\d+\/)/, (route) => route.abort());

@@ -15,11 +15,14 @@ import { isoDate } from '../../src/users/format.ts';
 import { loadConfig } from '../../src/config.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 
-const fastTimers = { heartbeatMs: 300, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
+// No heartbeat within a test (a loaded machine must not turn an expected answer into a heartbeat);
+// the heartbeat test has a server of its own.
+const quietTimers = { heartbeatMs: 600_000, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
+const fastTimers = { ...quietTimers, heartbeatMs: 300 };
 let server: TestServer;
 let member: Client;
 before(async () => {
-  server = await startTestServer({ events: fastTimers });
+  server = await startTestServer({ events: quietTimers });
   member = await server.createUser({ role: ROLE.MEMBER, fullName: 'Mem Ber' });
 });
 after(() => server.close());
@@ -28,6 +31,11 @@ after(() => server.close());
 async function setAccess(group: number) {
   const res = await server.owner.patch('/realm', { can_access_all_users_group: JSON.stringify({ new: group }) });
   assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+/** Resolves once the client's poll on the queue is parked on the server (no fixed sleep). */
+async function parkedOn(c: Client, queueId: string): Promise<void> {
+  while (!server.svc.queues.get(queueId, c.id).waiting) await new Promise((r) => setTimeout(r, 5));
 }
 
 async function register(c: Client, params: Record<string, unknown> = {}) {
@@ -168,7 +176,7 @@ test('the long-poll is held until an event arrives', async () => {
   const poll = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
   let done = false;
   void poll.then(() => (done = true));
-  await new Promise((r) => setTimeout(r, 100));
+  await parkedOn(member, state.queue_id);
   assert.equal(done, false, 'still parked');
   await server.owner.patch(`/users/${member.id}`, { full_name: 'Renamed Member' });
   const res = await poll;
@@ -176,19 +184,25 @@ test('the long-poll is held until an event arrives', async () => {
 });
 
 test('an idle poll ends with a heartbeat, a real event with an id', async () => {
-  const state = await register(member, { event_types: ['realm_user'] });
-  const started = Date.now();
-  const res = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
-  assert.ok(Date.now() - started >= 250);
-  assert.deepEqual(res.body.events, [{ type: 'heartbeat', id: 0 }]);
-  const next = await member.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
-  assert.deepEqual(next.body.events, []);
+  const fast = await startTestServer({ events: fastTimers });
+  try {
+    const state = (await fast.owner.post('/register', { event_types: ['realm_user'] })).body;
+    const started = Date.now();
+    const res = await fast.owner.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
+    // A lower bound only: a loaded machine answers later, never sooner.
+    assert.ok(Date.now() - started >= fastTimers.heartbeatMs);
+    assert.deepEqual(res.body.events, [{ type: 'heartbeat', id: 0 }]);
+    const next = await fast.owner.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
+    assert.deepEqual(next.body.events, []);
+  } finally {
+    await fast.close();
+  }
 });
 
 test('a new poll on a queue completes the one already parked', async () => {
   const state = await register(member, { event_types: ['realm_user'] });
   const first = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
-  await new Promise((r) => setTimeout(r, 50));
+  await parkedOn(member, state.queue_id);
   const second = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
   const firstRes = await first;
   assert.equal(firstRes.status, 200);
@@ -207,11 +221,10 @@ test('the timers: a heartbeat after 45 to 55 idle seconds, collection after 10 m
 test('deleting a queue answers the poll parked on it; the next poll is BAD_EVENT_QUEUE_ID', async () => {
   const state = await register(member, { event_types: ['realm_user'] });
   const poll = member.get('/events', { queue_id: state.queue_id, last_event_id: -1 });
-  await new Promise((r) => setTimeout(r, 50));
-  const started = Date.now();
+  await parkedOn(member, state.queue_id);
   assert.deepEqual((await member.delete('/events', { queue_id: state.queue_id })).body, { result: 'success', msg: '' });
+  // No events (not a heartbeat, which would come only after ten minutes): the deletion answered it.
   const ended = await poll;
-  assert.ok(Date.now() - started < fastTimers.heartbeatMs, 'answered at once, not by its heartbeat');
   assert.deepEqual(ended.body, { result: 'success', msg: '', events: [] });
   const after = await member.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true });
   assert.equal(after.body.code, 'BAD_EVENT_QUEUE_ID');
@@ -238,7 +251,7 @@ test('deactivating a user ends their parked poll and drops their queues; back, t
   const parked = await register(leaving, { event_types: ['realm_user'] });
   const idle = await register(leaving, { event_types: ['message'] });
   const poll = leaving.get('/events', { queue_id: parked.queue_id, last_event_id: -1 });
-  await new Promise((r) => setTimeout(r, 50));
+  await parkedOn(leaving, parked.queue_id);
   assert.equal((await server.owner.delete(`/users/${leaving.id}`)).status, 200);
   const ended = await poll;
   assert.equal(ended.status, 200, 'the parked poll answers instead of hanging');
@@ -335,13 +348,23 @@ test('users a guest may not see: omitted with user_list_incomplete, else "Unknow
 });
 
 test('an idle queue is collected; a parked one is not', async () => {
-  const short = await startTestServer({ events: { heartbeatMs: 2_000, heartbeatJitterMs: 0, queueTimeoutMs: 150, gcIntervalMs: 30 } });
+  const short = await startTestServer({ events: { heartbeatMs: 600_000, heartbeatJitterMs: 0, queueTimeoutMs: 1_000, gcIntervalMs: 30 } });
   try {
+    const queues = short.svc.queues;
+    const exists = (queueId: string) => {
+      try {
+        return queues.get(queueId, short.owner.id) !== undefined;
+      } catch {
+        return false;
+      }
+    };
     const idle = await short.owner.post('/register', { event_types: ['realm_user'] });
-    const longer = await short.owner.post('/register', { event_types: ['realm_user'], queue_lifespan_secs: 1 });
+    const longer = await short.owner.post('/register', { event_types: ['realm_user'], queue_lifespan_secs: 60 });
     const busy = await short.owner.post('/register', { event_types: ['realm_user'] });
     const parked = short.owner.get('/events', { queue_id: busy.body.queue_id, last_event_id: -1 });
-    await new Promise((r) => setTimeout(r, 400));
+    while (!queues.get(busy.body.queue_id, short.owner.id).waiting) await new Promise((r) => setTimeout(r, 5));
+    // The collector (every 30 ms) removes the idle queue once its second has passed, however late.
+    while (exists(idle.body.queue_id)) await new Promise((r) => setTimeout(r, 20));
     const gone = await short.owner.get('/events', { queue_id: idle.body.queue_id, last_event_id: -1, dont_block: true });
     assert.equal(gone.status, 400);
     assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID');
@@ -350,7 +373,8 @@ test('an idle queue is collected; a parked one is not', async () => {
     await short.createUser();
     const res = await parked;
     assert.equal(res.body.events[0].op, 'add', 'the parked queue lived and got its event');
-    await new Promise((r) => setTimeout(r, 1_200));
+    // A minute later (as the collector sees it), the longer queue has run out too.
+    queues.collect(Date.now() + 61_000);
     const expired = await short.owner.get('/events', { queue_id: longer.body.queue_id, last_event_id: -1, dont_block: true });
     assert.equal(expired.body.code, 'BAD_EVENT_QUEUE_ID', 'and is collected once it runs out');
   } finally {

@@ -18,7 +18,7 @@ before(async () => {
 });
 after(() => o.server.close());
 
-const edit = (c: { patch: Function }, id: number, params: Record<string, unknown>) => (c as any).patch(`/messages/${id}`, params);
+const edit = (c: { patch: (...args: never[]) => unknown }, id: number, params: Record<string, unknown>) => (c as any).patch(`/messages/${id}`, params);
 
 test('the sender edits the content: re-rendered, history, last_edit_timestamp, the answer', async () => {
   const id = await send(o.alice, denmark, 'edits', 'first **draft**');

@@ -64,7 +64,7 @@ test('expired messages go, in batches, with delete_message events; the rest stay
   for (const id of kept) assert.equal(await exists(id), true, `message ${id} kept`);
   const events = ok(await member.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events;
   const deleted = events.filter((e: any) => e.type === 'delete_message');
-  assert.deepEqual(deleted.map((e: any) => e.message_ids).flat().sort(), [...expired].sort());
+  assert.deepEqual(deleted.flatMap((e: any) => e.message_ids).sort(), [...expired].sort());
   const topics = deleted.filter((e: any) => e.message_type === 'stream').map((e: any) => [e.stream_id, e.topic]);
   assert.deepEqual(topics, [[ids.follows, 'one'], [ids.follows, 'two'], [ids.short, 'aging']]);
   await expectStateInSync(server, viewer, 'after the retention pass');

@@ -7,7 +7,7 @@ import type { Client } from '../support/server.ts';
 import { expectStateInSync, registerViewer, type Viewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { storeGroupSettingValue } from '../../src/user_groups/group-setting.ts';
-import { registerGroupUseSource, type GroupUseObjection } from '../../src/user_groups/objections.ts';
+import type { GroupUseObjection } from '../../src/user_groups/objections.ts';
 import { checkGroupMentionsAllowed, mayMentionGroup } from '../../src/user_groups/mentions.ts';
 import { renderMarkdown } from '../../src/rendering/index.ts';
 import { getUser } from '../../src/users/queries.ts';
@@ -178,7 +178,9 @@ test('CANNOT_DEACTIVATE_GROUP_IN_USE: subgroups, group settings, organization se
   await setRealmSetting('can_invite_users_group', used);
   const channelUse = { type: 'channel' as const, channel_id: 4242, settings: ['can_send_message_group'] };
   let channelUses: GroupUseObjection[] = [channelUse];
-  registerGroupUseSource(async (_db, _realm, ids) => (ids.has(used) ? channelUses : []));
+  // A domain whose settings use the group (as channels do), added to this server's hooks.
+  const hooks = server.svc.hooks;
+  server.svc.hooks = { ...hooks, groupUseSources: [...hooks.groupUseSources, async (_db, _realm, ids) => (ids.has(used) ? channelUses : [])] };
   try {
     assert.deepEqual(await objections(), [channelUse, { type: 'realm', settings: ['can_add_custom_emoji_group', 'can_invite_users_group'] }]);
   } finally {
@@ -188,6 +190,7 @@ test('CANNOT_DEACTIVATE_GROUP_IN_USE: subgroups, group settings, organization se
   assert.deepEqual(await objections(), [channelUse]);
   channelUses = [];
   ok(await deactivate());
+  server.svc.hooks = hooks;
 });
 
 test('a deactivated group cannot be used in a permission or as a subgroup until reactivated', async () => {
@@ -232,7 +235,7 @@ test('mentions: deactivated groups render silent; can_mention_group decides who 
 test('mentions in messages sent through the API: can_mention_group is enforced, deactivated groups notify nobody', async () => {
   ok(await owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'Group mentions' }], principals: [owner.id, member.id, other.id, moderator.id] }));
   await create(member, { name: 'Mentionable', members: [other.id] });
-  const closed = await create(member, { name: 'Restricted', members: [other.id], can_mention_group: { direct_members: [moderator.id], direct_subgroups: [] } });
+  await create(member, { name: 'Restricted', members: [other.id], can_mention_group: { direct_members: [moderator.id], direct_subgroups: [] } });
   const gone = await create(member, { name: 'Retired', members: [other.id] });
   ok(await member.post(`/user_groups/${gone}/deactivate`));
   const send = (c: Client, content: string) => c.post('/messages', { type: 'stream', to: 'Group mentions', topic: 'mentions', content });

@@ -3,7 +3,6 @@
 // subgroups, with who may and who may not do each.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '../support/server.ts';
 import { createGroup as create, ok, refused, setRealmSetting as setSetting, startGroupFixture, uniqueName } from './user-groups.fixture.ts';
 
 const { server, owner, admin, moderator, member, other, guest, sys } = await startGroupFixture();

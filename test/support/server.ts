@@ -87,6 +87,8 @@ export class Client {
 
 export interface TestServer extends RunningServer {
   config: Config;
+  /** The SQL statements the server sends while `fn` runs (BEGIN and COMMIT included). */
+  statementsDuring(fn: () => Promise<unknown>): Promise<string[]>;
   /** A second organization at `<subdomain>.confab.test`, and a client for its owner. */
   createOrganization(subdomain: string): Promise<Client & { realmId: number }>;
   /** Stops gracefully (queues saved) and starts again on the same database and data directory. */
@@ -168,9 +170,19 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
     ...overrides,
   };
-  const running = await createServer(config, pino({ level: config.logLevel }));
+  let statements: string[] | undefined;
+  const running = await createServer(config, pino({ level: config.logLevel }), { onQuery: (sql) => statements?.push(sql) });
   const server = running as TestServer;
   server.config = config;
+  server.statementsDuring = async (fn) => {
+    statements = [];
+    try {
+      await fn();
+      return statements;
+    } finally {
+      statements = undefined;
+    }
+  };
   const close = running.close.bind(running);
   server.close = async () => {
     await close();
