@@ -27,7 +27,8 @@ import type { JobKind } from '../jobs/worker.ts';
 import type { SentMessage } from '../messages/send.ts';
 import type { Email } from './mailer.ts';
 import { transact } from '../db/transact.ts';
-import { enqueueJob } from '../jobs/worker.ts';
+import { enqueueJobs } from '../jobs/worker.ts';
+import { intArray } from '../db/ids.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
 import { VISIBILITY } from '../messages/user-topics.ts';
 import { userSettings } from '../users/settings.ts';
@@ -117,23 +118,38 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
     .execute();
   for (const { user_id } of active) triggers.delete(user_id);
   const byId = new Map(candidates.map((u) => [u.id, u]));
-  // Ascending ids: two sends lock their users in the same order.
-  for (const userId of [...triggers.keys()].sort((a, b) => a - b)) {
-    const period = userSettings(byId.get(userId)!).email_notifications_batching_period_seconds as number;
-    await addToBatch(tx, sent.realm.id, userId, sent.messageId, triggers.get(userId)!, new Date(now.getTime() + period * 1000));
-  }
+  const batchEnds = new Map([...triggers.keys()].map((id) => [id, new Date(now.getTime() + (userSettings(byId.get(id)!).email_notifications_batching_period_seconds as number) * 1000)]));
+  await addToBatches(tx, sent.realm.id, sent.messageId, triggers, batchEnds);
 }
 
-async function lockUser(tx: Tx, userId: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${0x4d4d4501}::integer, ${userId}::integer)`.execute(tx);
-}
-
-async function addToBatch(tx: Tx, realmId: number, userId: number, messageId: number, trigger: MissedTrigger, ifNew: Date): Promise<void> {
-  await lockUser(tx, userId);
-  const pending = await tx.selectFrom('missed_message_emails').select('scheduled_at').where('user_id', '=', userId).limit(1).executeTakeFirst();
-  const scheduledAt = pending?.scheduled_at ?? ifNew;
-  await tx.insertInto('missed_message_emails').values({ realm_id: realmId, user_id: userId, message_id: messageId, trigger, scheduled_at: scheduledAt }).execute();
-  if (!pending) await enqueueJob(tx, { realmId, kind: MISSED_MESSAGES_JOB, payload: { user_id: userId, scheduled_at: scheduledAt.toISOString() }, runAfter: scheduledAt });
+/**
+ * Adds the message to each user's pending batch, starting a batch (and its
+ * job) where the user has none. Set-based: a wildcard mention in a large
+ * channel reaches thousands of users in a handful of statements. The upsert
+ * locks each user's batch row (in ascending ids, so two sends never deadlock)
+ * until the commit, so a batch's job cannot take it while a message joins it.
+ */
+async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers: Map<number, MissedTrigger>, ifNew: Map<number, Date>): Promise<void> {
+  const ids = [...triggers.keys()].sort((a, b) => a - b);
+  const batches = await sql<{ user_id: number; scheduled_at: Date; created: boolean }>`
+    insert into missed_message_batches (user_id, realm_id, scheduled_at)
+    select u, ${realmId}::integer, s from unnest(${intArray(ids)}, ${ids.map((id) => ifNew.get(id)!.toISOString())}::timestamptz[]) as x(u, s)
+    on conflict (user_id) do update set scheduled_at = missed_message_batches.scheduled_at
+    returning user_id, scheduled_at, (xmax = 0) as created`.execute(tx);
+  const scheduled = new Map(batches.rows.map((b) => [b.user_id, new Date(b.scheduled_at)]));
+  await sql`
+    insert into missed_message_emails (realm_id, user_id, message_id, trigger, scheduled_at)
+    select ${realmId}::integer, u, ${messageId}::integer, t, s
+    from unnest(${intArray(ids)}, ${ids.map((id) => triggers.get(id)!)}::text[], ${ids.map((id) => scheduled.get(id)!.toISOString())}::timestamptz[]) as x(u, t, s)`.execute(tx);
+  await enqueueJobs(
+    tx,
+    batches.rows
+      .filter((b) => b.created)
+      .map((b) => {
+        const at = scheduled.get(b.user_id)!;
+        return { realmId, kind: MISSED_MESSAGES_JOB, payload: { user_id: b.user_id, scheduled_at: at.toISOString() }, runAfter: at };
+      }),
+  );
 }
 
 interface MissedMessage {
@@ -157,7 +173,8 @@ export const missedMessagesJob: JobKind = {
   async run(svc, job) {
     const { user_id: userId, scheduled_at } = job.payload as { user_id: number; scheduled_at: string };
     await transact(svc, async (tx) => {
-      await lockUser(tx, userId);
+      // Taking the batch waits for a send that is adding to it; a later send starts a new batch.
+      await tx.deleteFrom('missed_message_batches').where('user_id', '=', userId).where('scheduled_at', '<=', new Date(scheduled_at)).execute();
       const rows = await tx
         .selectFrom('missed_message_emails')
         .select(['id', 'message_id', 'trigger'])

@@ -24,9 +24,17 @@ export interface MissedMessageEmailTable {
   scheduled_at: Timestamp;
 }
 
+/** A user's pending batch: one row while messages wait, removed when its job takes them. */
+export interface MissedMessageBatchTable {
+  user_id: number;
+  realm_id: number;
+  scheduled_at: Timestamp;
+}
+
 export interface EmailTables {
   email_change_requests: EmailChangeRequestTable;
   missed_message_emails: MissedMessageEmailTable;
+  missed_message_batches: MissedMessageBatchTable;
 }
 
 export type EmailChangeRequest = Selectable<EmailChangeRequestTable>;

@@ -35,11 +35,32 @@ export interface JobKind {
 export type JobKinds = Readonly<Record<string, JobKind>>;
 
 /** Queues a job in the caller's transaction. */
-export async function enqueueJob(tx: Tx, job: { realmId: number | null; kind: string; payload: Record<string, unknown>; runAfter?: Date }): Promise<void> {
-  await tx
-    .insertInto('jobs')
-    .values({ realm_id: job.realmId, kind: job.kind, payload: JSON.stringify(job.payload), run_after: job.runAfter ?? new Date(), locked_until: null, last_error: null, failed_at: null })
-    .execute();
+export async function enqueueJob(tx: Tx, job: NewJob): Promise<void> {
+  await enqueueJobs(tx, [job]);
+}
+
+/** Many jobs in few statements (a message can start thousands of users' batches). */
+export async function enqueueJobs(tx: Tx, jobs: readonly NewJob[]): Promise<void> {
+  // Seven parameters a row: chunks stay far below PostgreSQL's 65,535.
+  for (let i = 0; i < jobs.length; i += 5000) {
+    const rows = jobs.slice(i, i + 5000).map((job) => ({
+      realm_id: job.realmId,
+      kind: job.kind,
+      payload: JSON.stringify(job.payload),
+      run_after: job.runAfter ?? new Date(),
+      locked_until: null,
+      last_error: null,
+      failed_at: null,
+    }));
+    await tx.insertInto('jobs').values(rows).execute();
+  }
+}
+
+interface NewJob {
+  realmId: number | null;
+  kind: string;
+  payload: Record<string, unknown>;
+  runAfter?: Date;
 }
 
 /**

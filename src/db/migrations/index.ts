@@ -31,6 +31,7 @@ import * as onboardingMessages from './0161_onboarding_messages.ts';
 import * as bots from './0170_bots.ts';
 import * as serverSecrets from './0180_server_secrets.ts';
 import * as email from './0200_email.ts';
+import * as missedMessageBatches from './0201_missed_message_batches.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -63,4 +64,5 @@ export const migrations: Record<string, Migration> = {
   '0191_realm_exports': realmExports,
   '0192_archived_attachments': archivedAttachments,
   '0200_email': email,
+  '0201_missed_message_batches': missedMessageBatches,
 };
