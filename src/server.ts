@@ -13,6 +13,7 @@ import { wireDomains } from './wiring.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
+import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
@@ -23,6 +24,7 @@ import { startJobWorker } from './jobs/worker.ts';
 import { JOB_KINDS } from './jobs/kinds.ts';
 import { loadImageProxyKey } from './previews/secret.ts';
 import { outboxDir, outboxMailer } from './email/mailer.ts';
+import { clusterServices, connectBroker, queueIdPrefix, type Broker, type Cluster } from './cluster/index.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -42,18 +44,21 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
   });
   await migrateToLatest(database.db);
-  const svc = await buildServices(config, database, logger);
+  const broker = config.brokerUrl ? await connectBroker(config, logger) : undefined;
+  const { svc, cluster } = await buildServicesWith(config, database, logger, broker);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
-  const persistQueues = config.dataDir !== ':memory:';
-  if (persistQueues) {
-    const restored = svc.queues.load(config.dataDir);
+  // With a broker, queues are handed to another process at a stop instead (src/cluster/queues.ts).
+  const persistQueues = config.dataDir !== ':memory:' && !cluster;
+  const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
     const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION, immediate: false };
     for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
-  }
+  };
+  if (persistQueues) announceRestart(svc.queues.load(config.dataDir));
+  await cluster?.start(announceRestart);
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
@@ -74,6 +79,7 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
       await app.close();
       await scheduler.stop();
       await jobs.stop();
+      await cluster?.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
@@ -84,20 +90,27 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
 
 /** The services of a process: the server's, or the manage command's. */
 export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
+  return (await buildServicesWith(config, database, log, undefined)).svc;
+}
+
+/** With a broker, events, remote queues and rate limits go through it. */
+async function buildServicesWith(config: Config, database: OpenedDatabase, log: Logger, broker: Broker | undefined): Promise<{ svc: Services; cluster?: Cluster }> {
   // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
   wireDomains();
-  const queues = new QueueRegistry();
-  const events = new LocalEventBus(queues);
+  const queues = new QueueRegistry(queueIdPrefix(broker));
+  const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  events.observe((notice) => credentials.observe(notice));
-  return {
+  local.observe((notice) => credentials.observe(notice));
+  const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
+  const svc: Services = {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events,
+    events: cluster?.bus ?? local,
     queues,
-    rateLimiter: memoryRateLimiter(),
+    remoteQueues: cluster?.queues,
+    rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
     markdown: new RenderPool(),
     passwords: argon2Hasher(config.passwordHash),
@@ -105,4 +118,5 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     imageProxyKey: await loadImageProxyKey(database.db, config.camoKey),
     mailer: outboxMailer(outboxDir(config), config.emailFrom, log),
   };
+  return { svc, cluster };
 }

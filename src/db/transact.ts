@@ -28,7 +28,7 @@ export async function transact<T>(svc: Pick<Services, 'db' | 'events'>, work: (t
     const emit: Emit = (realmId, event, users, extra) => pending.push({ ...extra, realmId, event, users: [...users] });
     try {
       const result = await svc.db.transaction().execute((tx) => work(tx, emit));
-      if (pending.length > 0) svc.events.publish(pending);
+      if (pending.length > 0) await svc.events.publish(pending);
       return result;
     } catch (err) {
       if (attempt >= ATTEMPTS || !isRaceLost(err)) throw err;
