@@ -1,0 +1,151 @@
+// Two servers on one PostgreSQL database and one Redis broker, in this test
+// process: any process answers for any queue, limits count across processes,
+// cache invalidation reaches every process, a graceful stop hands queues over.
+// (Real processes, kill -9 and broker restarts: cluster-faults.test.ts.)
+
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, startTestCluster, type TestServer } from '../support/server.ts';
+import type { RunningServer } from '../../src/server.ts';
+
+let server: TestServer;
+let a: RunningServer;
+let b: RunningServer;
+
+/** The same user's client, pinned to one process. */
+function on(target: RunningServer, client: Client): Client {
+  const pinned = new Client({ ...server, pick: async () => target.app } as TestServer, client.id, client.email, client.apiKey, client.host);
+  return pinned;
+}
+
+before(async () => {
+  server = await startTestCluster({ rateLimit: { perUser: 100_000, perIp: 100_000, windowSeconds: 60, loginFailures: 3, loginWindowSeconds: 1800 } });
+  [a, b] = server.processes;
+});
+after(() => server.close());
+
+async function dm(client: Client, to: Client, content: string): Promise<number> {
+  const res = await client.post('/messages', { type: 'direct', to: [to.id], content });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id;
+}
+
+test('a queue registered on one process is polled through the other, in order, with none lost or repeated', async () => {
+  const alice = await server.createUser();
+  const reg = await on(a, alice).post('/register', { event_types: ['message'] });
+  const queueId = reg.body.queue_id;
+  assert.ok(a.svc.queues.has(queueId) && !b.svc.queues.has(queueId), 'the queue lives on the process that registered it');
+  const sent: number[] = [];
+  for (let i = 0; i < 6; i++) sent.push(await dm(on(i % 2 ? a : b, server.owner), alice, `m${i}`));
+  const first = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.deepEqual(first.body.events.map((e: any) => e.message.id), sent);
+  const ids = first.body.events.map((e: any) => e.id);
+  const again = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: ids[2], dont_block: true });
+  assert.deepEqual(again.body.events.map((e: any) => e.id), ids.slice(3), 'acknowledged events are not repeated');
+});
+
+test('a poll parked on a foreign queue answers as soon as an event is committed anywhere', async () => {
+  const alice = await server.createUser();
+  const reg = await on(a, alice).post('/register', { event_types: ['message'] });
+  const parked = on(b, alice).get('/events', { queue_id: reg.body.queue_id, last_event_id: -1 });
+  // The forwarded poll is parked on its owner before the message is sent.
+  while (![...a.svc.queues.forUser(alice.id)].some((q) => q.waiting)) await new Promise((r) => setTimeout(r, 5));
+  const id = await dm(on(b, server.owner), alice, 'wake up');
+  const res = await parked;
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(res.body.events.map((e: any) => e.message.id), [id]);
+});
+
+test('bad queue ids through the other process: unknown owner, unknown queue, another user\'s, deleted', async () => {
+  const alice = await server.createUser();
+  const bob = await server.createUser();
+  const reg = await on(a, alice).post('/register', { event_types: ['message'] });
+  const queueId = reg.body.queue_id;
+  for (const id of ['no-such-queue', `${a.svc.queues.idPrefix}nope`, 'deadbeef0000:x']) {
+    const res = await on(b, alice).get('/events', { queue_id: id, last_event_id: -1, dont_block: true });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'BAD_EVENT_QUEUE_ID', id);
+    assert.equal(res.body.queue_id, id);
+  }
+  const foreign = await on(b, bob).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+  assert.equal(foreign.body.code, 'BAD_EVENT_QUEUE_ID');
+  const bobDelete = await on(b, bob).delete('/events', { queue_id: queueId });
+  assert.equal(bobDelete.body.code, 'BAD_EVENT_QUEUE_ID', 'another user cannot delete it');
+  await dm(server.owner, alice, 'to acknowledge');
+  await on(b, alice).get('/events', { queue_id: queueId, last_event_id: 0, dont_block: true });
+  const bad = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.msg, 'An event newer than -1 has already been pruned!', 'the owner\'s errors travel back as they are');
+  const del = await on(b, alice).delete('/events', { queue_id: queueId });
+  assert.equal(del.status, 200, JSON.stringify(del.body));
+  assert.ok(!a.svc.queues.has(queueId));
+  const gone = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+  assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID');
+});
+
+test('rate limits count the requests made on every process', async () => {
+  const limited = await startTestCluster({ rateLimit: { perUser: 6, perIp: 100, windowSeconds: 60, loginFailures: 3, loginWindowSeconds: 1800 } });
+  try {
+    const [p, q] = limited.processes;
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await on(i % 2 ? p : q, limited.owner).get('/users/me');
+      statuses.push(res.status);
+      remaining.push(String(res.headers['x-ratelimit-remaining']));
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+    assert.deepEqual(remaining.slice(0, 6), ['5', '4', '3', '2', '1', '0']);
+  } finally {
+    await limited.close();
+  }
+});
+
+test('login failures count across processes: the fourth attempt is refused even with the right password', async () => {
+  const carol = await server.createUser({ email: 'carol-cluster@example.com', password: 'right-password-1' });
+  for (let i = 0; i < 3; i++) {
+    const res = await on(i % 2 ? a : b, server.anonymous).post('/fetch_api_key', { username: carol.email!, password: 'wrong' });
+    assert.equal(res.body.code, 'AUTHENTICATION_FAILED');
+  }
+  const refused = await on(a, server.anonymous).post('/fetch_api_key', { username: carol.email!, password: 'right-password-1' });
+  assert.equal(refused.status, 429);
+  assert.equal(refused.body.code, 'RATE_LIMIT_HIT');
+});
+
+test('a deactivation on one process refuses the cached credentials on the other at once', async () => {
+  const dave = await server.createUser();
+  // Both processes remember dave's key.
+  assert.equal((await on(a, dave).get('/users/me')).status, 200);
+  assert.equal((await on(b, dave).get('/users/me')).status, 200);
+  const res = await on(a, server.owner).delete(`/users/${dave.id}`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const refused = await on(b, dave).get('/users/me');
+  assert.equal(refused.status, 401);
+  assert.equal(refused.body.msg, 'Account is deactivated');
+});
+
+test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
+  const trio = await startTestCluster({}, 3);
+  try {
+    // processes[0] is the test server itself (its close drops the database): the second one stops.
+    const [q, p, r] = trio.processes;
+    const erin = await trio.createUser();
+    const reg = await on(p, erin).post('/register', { event_types: ['message'] });
+    const queueId = reg.body.queue_id;
+    const before = await dm(on(q, trio.owner), erin, 'before');
+    // Messages keep arriving while p stops.
+    const during = Promise.all([1, 2, 3].map((i) => dm(on(r, trio.owner), erin, `during ${i}`)));
+    await p.close();
+    const sent = [before, ...(await during), await dm(on(q, trio.owner), erin, 'after')];
+    assert.ok(q.svc.queues.has(queueId) || r.svc.queues.has(queueId), 'a live process adopted the queue');
+    const res = await on(r, erin).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const messages = res.body.events.filter((e: any) => e.type === 'message').map((e: any) => e.message.id);
+    assert.deepEqual([...messages].sort((x, y) => x - y), [...sent].sort((x, y) => x - y));
+    const ids = res.body.events.map((e: any) => e.id);
+    assert.deepEqual(ids, [...new Set(ids)].sort((x: number, y: number) => x - y), 'ids increase without repeats');
+  } finally {
+    await trio.close();
+  }
+});
