@@ -113,7 +113,7 @@ async function clearBroker(prefix: string): Promise<void> {
 
 let counter = 0;
 
-async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const name = `confab_test_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });

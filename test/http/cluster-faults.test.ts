@@ -1,0 +1,227 @@
+// Faults with real processes (PostgreSQL, and a private Redis on a port of its
+// own, so that restarting it disturbs nobody else's tests): kill -9 of one
+// process under load, a broker restart, WORKERS=N with a rolling restart.
+// Runs only on PostgreSQL (CONFAB_TEST_DB=postgres): the embedded database
+// belongs to one process.
+
+import test, { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as netServer } from 'node:net';
+import { encodeParams, freshPostgresDatabase, OWNER_EMAIL, OWNER_PASSWORD } from '../support/server.ts';
+
+const skip = process.env.CONFAB_TEST_DB !== 'postgres' ? 'needs CONFAB_TEST_DB=postgres' : false;
+const root = new URL('../..', import.meta.url).pathname;
+const node = process.execPath;
+
+async function freePort(): Promise<number> {
+  const srv = netServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+class Redis {
+  port = 0;
+  proc: ChildProcess | undefined;
+  async start(): Promise<void> {
+    this.port ||= await freePort();
+    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const { Redis: Client } = await import('ioredis');
+    await until('redis', async () => {
+      const c = new Client({ port: this.port, lazyConnect: true, retryStrategy: () => null });
+      c.on('error', () => {});
+      try {
+        await c.connect();
+        return (await c.ping()) === 'PONG' ? true : undefined;
+      } finally {
+        c.disconnect();
+      }
+    });
+  }
+  async stop(): Promise<void> {
+    const proc = this.proc!;
+    proc.kill('SIGKILL');
+    await new Promise((r) => proc.once('exit', r));
+  }
+}
+
+interface Proc {
+  child: ChildProcess;
+  port: number;
+  output: string[];
+}
+
+let redis: Redis;
+let db: { url: string; drop: () => Promise<void> };
+const prefix = `confab-faults-${process.pid}`;
+const procs: Proc[] = [];
+
+async function startProcess(extra: Record<string, string> = {}): Promise<Proc> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    BROKER_URL: `redis://127.0.0.1:${redis.port}`,
+    BROKER_PREFIX: prefix,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BOOTSTRAP_EMAIL: OWNER_EMAIL,
+    BOOTSTRAP_PASSWORD: OWNER_PASSWORD,
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME_COST: '1',
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+  const child = spawn(node, ['src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc: Proc = { child, port, output: [] };
+  child.stdout!.on('data', (d) => proc.output.push(String(d)));
+  child.stderr!.on('data', (d) => proc.output.push(String(d)));
+  procs.push(proc);
+  await until(`server on ${port}`, async () => ((await fetch(`http://127.0.0.1:${port}/api/v1/server_settings`)).ok ? true : undefined), 180_000);
+  return proc;
+}
+
+let apiKey = '';
+let ownerId = 0;
+
+async function call(proc: Proc, method: string, path: string, params: Record<string, unknown> = {}): Promise<{ status: number; body: any }> {
+  const query = method === 'GET' || method === 'DELETE';
+  const encoded = encodeParams(params);
+  const res = await fetch(`http://127.0.0.1:${proc.port}/api/v1${path}${query && encoded ? `?${encoded}` : ''}`, {
+    method,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${OWNER_EMAIL}:${apiKey}`).toString('base64')}`,
+      ...(query ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+    },
+    body: query ? undefined : encoded,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const send = (proc: Proc, content: string) => call(proc, 'POST', '/messages', { type: 'direct', to: [ownerId], content });
+const register = (proc: Proc) => call(proc, 'POST', '/register', { event_types: ['message'], fetch_event_types: ['realm'] });
+const poll = (proc: Proc, queueId: string, last: number, dontBlock = true) => call(proc, 'GET', '/events', { queue_id: queueId, last_event_id: last, dont_block: dontBlock });
+
+before(async () => {
+  if (skip) return;
+  redis = new Redis();
+  await redis.start();
+  db = await freshPostgresDatabase();
+});
+
+after(async () => {
+  if (skip) return;
+  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await redis.stop();
+  await db.drop();
+});
+
+test('WORKERS > 1 without PostgreSQL and a broker is refused with a clear message', { skip }, async () => {
+  const child = spawn(node, ['src/main.ts'], { cwd: root, env: { ...process.env, WORKERS: '2', DATABASE_URL: '', BROKER_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const code = await new Promise((r) => child.once('exit', r));
+  assert.equal(code, 1);
+  assert.match(err, /WORKERS=2 needs DATABASE_URL \(PostgreSQL\) and BROKER_URL \(Redis\)/);
+});
+
+test('kill -9 of one process under load: no acknowledged message lost, its queues BAD_EVENT_QUEUE_ID, the other serves on', { skip }, async () => {
+  const a = await startProcess();
+  const b = await startProcess();
+  const login = await fetch(`http://127.0.0.1:${b.port}/api/v1/fetch_api_key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: encodeParams({ username: OWNER_EMAIL, password: OWNER_PASSWORD }),
+  }).then((r) => r.json());
+  apiKey = login.api_key;
+  ownerId = login.user_id;
+  const onA = (await register(a)).body.queue_id;
+  const onB = (await register(b)).body.queue_id;
+
+  const acknowledged: number[] = [];
+  let stop = false;
+  const load = (async () => {
+    for (let i = 0; !stop; i++) {
+      const res = await send(i % 2 ? a : b, `load ${i}`).catch(() => undefined);
+      if (res?.status === 200) acknowledged.push(res.body.id);
+    }
+  })();
+  await until('some load', async () => (acknowledged.length >= 10 ? true : undefined));
+  a.child.kill('SIGKILL');
+  await new Promise((r) => a.child.once('exit', r));
+  const afterKill = acknowledged.length;
+  await until('load after the kill', async () => (acknowledged.length >= afterKill + 5 ? true : undefined));
+  stop = true;
+  await load;
+
+  const stored = await call(b, 'GET', '/messages', { anchor: 'newest', num_before: 1000, num_after: 0, narrow: [] });
+  const storedIds = new Set(stored.body.messages.map((m: any) => m.id));
+  for (const id of acknowledged) assert.ok(storedIds.has(id), `acknowledged message ${id} is stored`);
+
+  const events = await poll(b, onB, -1);
+  assert.equal(events.status, 200, JSON.stringify(events.body));
+  const delivered = events.body.events.map((e: any) => e.message.id);
+  for (const id of acknowledged) assert.ok(delivered.includes(id), `message ${id} reached the queue on the surviving process`);
+  assert.deepEqual(delivered, [...delivered].sort((x: number, y: number) => x - y), 'in order');
+  assert.equal(new Set(delivered).size, delivered.length, 'no repeats');
+
+  const lost = await poll(b, onA, -1);
+  assert.equal(lost.status, 400);
+  assert.equal(lost.body.code, 'BAD_EVENT_QUEUE_ID');
+  assert.equal((await register(b)).status, 200, 'the client registers again');
+});
+
+test('a broker restart: a poll that could not be served errors, processes reconnect by themselves, events flow again', { skip }, async () => {
+  const b = procs[1];
+  const queueId = (await register(b)).body.queue_id;
+  const parked = poll(b, queueId, -1, false);
+  await redis.stop();
+  // The parked poll answers (its queue is dropped); the next one is BAD_EVENT_QUEUE_ID, not a silent gap.
+  const released = await parked;
+  assert.equal(released.status, 200, JSON.stringify(released.body));
+  const during = await send(b, 'while the broker is down');
+  assert.equal(during.status, 200, 'the database, not the broker, acknowledges a message');
+  const next = await poll(b, queueId, -1);
+  assert.equal(next.body.code, 'BAD_EVENT_QUEUE_ID');
+  await redis.start();
+  const fresh = await until('a queue after the broker came back', async () => {
+    const res = await register(b);
+    return res.status === 200 ? (res.body.queue_id as string) : undefined;
+  });
+  const sent = await send(b, 'after the broker came back');
+  const res = await until('the event', async () => {
+    const r = await poll(b, fresh, -1);
+    return r.body.events?.length ? r : undefined;
+  });
+  assert.deepEqual(res.body.events.map((e: any) => e.message.id), [sent.body.id]);
+});
+
+test('WORKERS=2: one port, two processes, and a rolling restart (SIGHUP) loses no queue', { skip }, async () => {
+  const w = await startProcess({ WORKERS: '2' });
+  await until('both workers', async () => (w.output.join('').split('Server listening').length - 1 >= 2 ? true : undefined), 180_000);
+  const queueId = (await register(w)).body.queue_id;
+  const first = await send(w, 'before the rolling restart');
+  w.child.kill('SIGHUP');
+  await until('the rolling restart', async () => (w.output.join('').includes('rolling restart done') ? true : undefined), 240_000);
+  const second = await send(w, 'after the rolling restart');
+  const res = await poll(w, queueId, -1);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(
+    res.body.events.filter((e: any) => e.type === 'message').map((e: any) => e.message.id),
+    [first.body.id, second.body.id],
+  );
+  w.child.kill('SIGTERM');
+  assert.equal(await new Promise((r) => w.child.once('exit', r)), 0);
+});
