@@ -20,7 +20,7 @@ export async function prepareDatabase(config: Config): Promise<BootstrapResult |
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(database.db);
-    const svc = buildServices(config, database, log);
+    const svc = await buildServices(config, database, log);
     const result = await bootstrapIfEmpty(svc);
     await svc.markdown.close();
     return result;
