@@ -6,6 +6,7 @@
 import nodeTest, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, startTestCluster, type TestServer } from '../support/server.ts';
+import { Browser } from '../support/browser.ts';
 import type { RunningServer } from '../../src/server.ts';
 
 // The broker's processes share PostgreSQL: this file runs in the PostgreSQL pass only.
@@ -128,6 +129,46 @@ test('a deactivation on one process refuses the cached credentials on the other 
   const refused = await on(b, dave).get('/users/me');
   assert.equal(refused.status, 401);
   assert.equal(refused.body.msg, 'Account is deactivated');
+});
+
+test('a regenerated API key: the old one, remembered by both processes, stops on both at once', async () => {
+  const erin = await server.createUser();
+  assert.equal((await on(a, erin).get('/users/me')).status, 200);
+  assert.equal((await on(b, erin).get('/users/me')).status, 200);
+  const res = await on(a, erin).post('/users/me/api_key/regenerate');
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const refused = await on(b, erin).get('/users/me');
+  assert.equal(refused.status, 401);
+  assert.equal(refused.body.msg, 'Invalid API key');
+  const fresh = new Client(server, erin.id, erin.email, res.body.api_key);
+  assert.equal((await on(b, fresh).get('/users/me')).status, 200);
+});
+
+test("a bot's regenerated key stops on the other process at once", async () => {
+  const owner = server.owner;
+  const bot = (await on(a, owner).post('/bots', { full_name: 'Cluster Bot', short_name: 'cluster' })).body;
+  const old = new Client(server, bot.user_id, 'cluster-bot@confab.test', bot.api_key);
+  assert.equal((await on(b, old).get('/users/me')).status, 200);
+  const res = await on(a, owner).post(`/bots/${bot.user_id}/api_key/regenerate`);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal((await on(b, old).get('/users/me')).status, 401);
+});
+
+test('a browser session started on one process works on the other; a logout there ends it everywhere', async () => {
+  const frank = await server.createUser({ email: 'frank-cluster@example.com', password: 'frank-password-1' });
+  const pinned = (target: RunningServer) => ({ ...server, pick: async () => target.app }) as TestServer;
+  const onA = new Browser(pinned(a));
+  assert.equal((await onA.post('/accounts/login', { username: frank.email!, password: 'frank-password-1' })).status, 200);
+  const onB = new Browser(pinned(b));
+  for (const [k, v] of onA.cookies) onB.cookies.set(k, v);
+  const stolen = onA.cookieHeader();
+  const me = await onB.get('/json/users/me');
+  assert.equal(me.status, 200, JSON.stringify(me.body));
+  assert.equal(me.body.user_id, frank.id);
+  assert.equal((await onB.post('/accounts/logout')).status, 200);
+  // The old cookie, sent again to the first process, no longer works.
+  const replay = await a.app.inject({ method: 'GET', url: '/json/users/me', headers: { host: 'confab.test', cookie: stolen } });
+  assert.equal(replay.statusCode, 401);
 });
 
 test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
