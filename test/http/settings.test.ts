@@ -33,7 +33,7 @@ async function eventsOf(c: Client, queueId: string) {
 /** Organization settings as an administrator would set them (the change reaches cached credentials). */
 async function setRealmSettings(settings: Record<string, unknown>) {
   await server.svc.db.updateTable('realms').set({ settings: JSON.stringify(settings) }).where('id', '=', 1).execute();
-  server.svc.credentials.observe({ realmId: 1, event: { type: 'realm', op: 'update' }, users: [] });
+  server.svc.credentials.clear();
 }
 
 const userSettingsOf = async (c: Client) => (await register(c, { fetch_event_types: ['user_settings'] })).user_settings;

@@ -189,6 +189,13 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
   server.config = config;
   server.processes = [running];
   for (let i = 1; i < size; i++) server.processes.push(await createServer(config, pino({ level: config.logLevel })));
+  if (size > 1) {
+    // Tests that change the database behind the actions' back clear the first process's credential
+    // cache: in a cluster every process's is cleared (the bus never clears, so nothing is masked).
+    const first = running.svc.credentials;
+    const { clear } = Object.getPrototypeOf(first) as typeof first;
+    first.clear = () => server.processes.forEach((p) => clear.call(p.svc.credentials));
+  }
   let turn = 0;
   server.pick = async () => {
     const target = server.processes[turn++ % server.processes.length];
