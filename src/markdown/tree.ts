@@ -96,32 +96,34 @@ export function isBlockLevel(tag: string): boolean {
 
 const EMPTY = new Set(['area', 'base', 'basefont', 'br', 'col', 'frame', 'hr', 'img', 'input', 'isindex', 'link', 'meta', 'param']);
 
-function serializeInto(out: string[], el: El): void {
-  out.push('<', el.tag);
-  const keys = [...el.attrs.keys()].sort();
-  for (const k of keys) {
-    const v = escapeAttr(el.attrs.get(k)!);
-    out.push(k === v ? ` ${v}` : ` ${k}="${v}"`);
+// Serialization builds one string by concatenation (V8 joins ropes cheaply):
+// a hostile message can hold thousands of elements, and this runs once per render.
+function serializeInto(el: El): string {
+  let out = '<' + el.tag;
+  if (el.attrs.size) {
+    const keys = el.attrs.size === 1 ? el.attrs.keys() : [...el.attrs.keys()].sort();
+    for (const k of keys) {
+      const v = escapeAttr(el.attrs.get(k)!);
+      out += k === v ? ' ' + v : ' ' + k + '="' + v + '"';
+    }
   }
-  out.push('>');
-  if (el.text) out.push(escapeCdata(str(el.text)));
-  for (const c of el.children) serializeInto(out, c);
-  if (!EMPTY.has(el.tag)) out.push('</', el.tag, '>');
-  if (el.tail) out.push(escapeCdata(str(el.tail)));
+  out += '>';
+  if (el.text) out += escapeCdata(str(el.text));
+  for (const c of el.children) out += serializeInto(c);
+  if (!EMPTY.has(el.tag)) out += '</' + el.tag + '>';
+  if (el.tail) out += escapeCdata(str(el.tail));
+  return out;
 }
 
 export function serialize(el: El): string {
-  const out: string[] = [];
-  serializeInto(out, el);
-  return out.join('');
+  return serializeInto(el);
 }
 
 /** Serializes only the children (and text) of a container element. */
 export function serializeChildren(el: El): string {
-  const out: string[] = [];
-  if (el.text) out.push(escapeCdata(str(el.text)));
-  for (const c of el.children) serializeInto(out, c);
-  return out.join('');
+  let out = el.text ? escapeCdata(str(el.text)) : '';
+  for (const c of el.children) out += serializeInto(c);
+  return out;
 }
 
 function blank(t: Text | null): boolean {

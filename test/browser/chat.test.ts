@@ -173,6 +173,8 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     await bob.keyboard.press('k');
     await bob.locator('.msg.selected').waitFor();
     await bob.keyboard.press('c');
+    // The composer opens on the next render: wait for the focus rather than read it at once.
+    await bob.waitForFunction(() => document.activeElement?.id === 'compose-topic', null, { timeout: WAIT }).catch(() => {});
     assert.equal(await bob.evaluate(() => document.activeElement?.id), 'compose-topic');
   });
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServer, type RunningServer } from '../../src/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
+import { versionFields } from '../../src/version.ts';
 
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'owner-password-1';
@@ -252,3 +253,6 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
   };
   return server;
 }
+
+/** The keys every /register answer carries whatever fetch_event_types asks for: the envelope, the queue and the version names. */
+export const REGISTER_ALWAYS: readonly string[] = ['result', 'msg', 'queue_id', 'last_event_id', ...Object.keys(versionFields(true))];

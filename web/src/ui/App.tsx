@@ -159,7 +159,7 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
             <label for="search-input" class="visually-hidden">
               Search messages
             </label>
-            <input id="search-input" ref={searchRef} type="search" placeholder="Search (channel:name topic:x sender:email is:starred)" value={searchText} key={hash} />
+            <SearchInput inputRef={searchRef} initial={searchText} key={hash} />
           </form>
           <ConnectionBadge conn={conn} />
           <button class="icon-button" aria-label="Settings" title="Settings" onClick={() => setDialog({ kind: 'settings' })}>
@@ -218,5 +218,24 @@ function ConnectionBadge({ conn }: { conn: { state: ConnectionState; detail?: st
     <div class={`conn conn-${conn.state}`} role="status">
       {conn.state === 'offline' ? `Offline — reconnecting… (${conn.detail ?? ''})` : 'Reconnecting…'}
     </div>
+  );
+}
+
+/**
+ * The search field keeps what is typed in its own state: a re-render of the
+ * page (an event arriving) must not reset it to the current view's query.
+ * A new view (key) starts again from that view's query.
+ */
+function SearchInput({ inputRef, initial }: { inputRef: { current: HTMLInputElement | null }; initial: string }) {
+  const [text, setText] = useState(initial);
+  return (
+    <input
+      id="search-input"
+      ref={inputRef}
+      type="search"
+      placeholder="Search (channel:name topic:x sender:email is:starred)"
+      value={text}
+      onInput={(e) => setText((e.target as HTMLInputElement).value)}
+    />
   );
 }
