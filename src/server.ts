@@ -93,6 +93,18 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
   return (await buildServicesWith(config, database, log, undefined)).svc;
 }
 
+/**
+ * The manage command's services. With a broker its notices go through it like a server's, so
+ * that every server process's clients and credential caches hear of an operator's change at once;
+ * it holds no queues and answers for none.
+ */
+export async function buildCommandServices(config: Config, database: OpenedDatabase, log: Logger): Promise<{ svc: Services; close(): Promise<void> }> {
+  const broker = config.brokerUrl ? await connectBroker(config, log) : undefined;
+  const { svc, cluster } = await buildServicesWith(config, database, log, broker);
+  await cluster?.bus.start();
+  return { svc, close: async () => await broker?.close() };
+}
+
 /** With a broker, events, remote queues and rate limits go through it. */
 async function buildServicesWith(config: Config, database: OpenedDatabase, log: Logger, broker: Broker | undefined): Promise<{ svc: Services; cluster?: Cluster }> {
   // Before anything acts (bootstrap, the manage command): domains answer each other from the start.

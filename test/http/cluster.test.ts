@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { Client, startTestCluster, type TestServer } from '../support/server.ts';
 import { Browser } from '../support/browser.ts';
 import type { RunningServer } from '../../src/server.ts';
+import { manage } from '../../src/cli/manage.ts';
 
 // The broker's processes share PostgreSQL: this file runs in the PostgreSQL pass only.
 const skip = process.env.CONFAB_TEST_DB !== 'postgres' ? 'needs CONFAB_TEST_DB=postgres' : false;
@@ -17,10 +18,18 @@ let server: TestServer;
 let a: RunningServer;
 let b: RunningServer;
 
+/** A test server whose requests all go to one process, once it has heard everything published so far. */
+function pinned(target: RunningServer): TestServer {
+  const pick = async () => {
+    await (target.svc.events as { sync?: () => Promise<void> }).sync?.();
+    return target.app;
+  };
+  return { ...server, pick } as TestServer;
+}
+
 /** The same user's client, pinned to one process. */
 function on(target: RunningServer, client: Client): Client {
-  const pinned = new Client({ ...server, pick: async () => target.app } as TestServer, client.id, client.email, client.apiKey, client.host);
-  return pinned;
+  return new Client(pinned(target), client.id, client.email, client.apiKey, client.host);
 }
 
 before(async () => {
@@ -156,7 +165,6 @@ test("a bot's regenerated key stops on the other process at once", async () => {
 
 test('a browser session started on one process works on the other; a logout there ends it everywhere', async () => {
   const frank = await server.createUser({ email: 'frank-cluster@example.com', password: 'frank-password-1' });
-  const pinned = (target: RunningServer) => ({ ...server, pick: async () => target.app }) as TestServer;
   const onA = new Browser(pinned(a));
   assert.equal((await onA.post('/accounts/login', { username: frank.email!, password: 'frank-password-1' })).status, 200);
   const onB = new Browser(pinned(b));
@@ -169,6 +177,28 @@ test('a browser session started on one process works on the other; a logout ther
   // The old cookie, sent again to the first process, no longer works.
   const replay = await a.app.inject({ method: 'GET', url: '/json/users/me', headers: { host: 'confab.test', cookie: stolen } });
   assert.equal(replay.statusCode, 401);
+});
+
+test("the manage command's change reaches every server process through the broker", async () => {
+  const boss = await server.createOrganization('closing');
+  assert.equal((await on(a, boss).get('/users/me')).status, 200);
+  assert.equal((await on(b, boss).get('/users/me')).status, 200);
+  const reg = await on(b, boss).post('/register', { event_types: ['realm'] });
+  const saved = { ...process.env };
+  Object.assign(process.env, { DATABASE_URL: server.config.databaseUrl, BROKER_URL: server.config.brokerUrl, BROKER_PREFIX: server.config.brokerPrefix });
+  const lines: string[] = [];
+  try {
+    assert.equal(await manage(['deactivate-org', '--org', 'closing'], (line) => lines.push(line)), 0, lines.join('\n'));
+  } finally {
+    process.env = saved;
+  }
+  for (const target of [a, b]) {
+    const refused = await on(target, boss).get('/users/me');
+    assert.equal(refused.status, 401, 'the cached credentials went at once');
+    assert.equal(refused.body.msg, 'This organization has been deactivated');
+  }
+  const event = b.svc.queues.get(reg.body.queue_id, boss.id).events.find((e) => e.type === 'realm');
+  assert.equal(event?.op, 'deactivated', 'the clients heard of it');
 });
 
 test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
