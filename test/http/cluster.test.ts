@@ -9,6 +9,9 @@ import { Client, startTestCluster, type TestServer } from '../support/server.ts'
 import { Browser } from '../support/browser.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { manage } from '../../src/cli/manage.ts';
+import { SERVER_GENERATION, versionFields } from '../../src/version.ts';
+import { deliverDue } from '../../src/scheduled_messages/scheduler.ts';
+import { enqueueJob, runDueJobs, type JobKinds } from '../../src/jobs/worker.ts';
 
 // The broker's processes share PostgreSQL: this file runs in the PostgreSQL pass only.
 const skip = process.env.CONFAB_TEST_DB !== 'postgres' ? 'needs CONFAB_TEST_DB=postgres' : false;
@@ -201,13 +204,43 @@ test("the manage command's change reaches every server process through the broke
   assert.equal(event?.op, 'deactivated', 'the clients heard of it');
 });
 
+test('periodic jobs run once across processes: both schedulers at once send each due message once', async () => {
+  const gina = await server.createUser();
+  const at = Math.floor(Date.now() / 1000) + 3600;
+  const contents = [1, 2, 3, 4, 5, 6].map((i) => `scheduled ${i}`);
+  for (const content of contents) {
+    const res = await on(a, server.owner).post('/scheduled_messages', { type: 'direct', to: JSON.stringify([gina.id]), content, scheduled_delivery_timestamp: at });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  }
+  // Each process's scheduler pass, at the same moment, an hour from now (the rows are due then).
+  const due = new Date((at + 60) * 1000);
+  const [byA, byB] = await Promise.all([deliverDue(a.svc, due), deliverDue(b.svc, due)]);
+  assert.equal(byA + byB, contents.length, 'every row claimed by exactly one pass');
+  const res = await on(b, gina).get('/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'dm', operand: [server.owner.id] }] });
+  assert.deepEqual(res.body.messages.map((m: any) => m.content).sort(), contents.map((c) => `<p>${c}</p>`).sort());
+});
+
+test("periodic jobs: both job workers at once run each job (outgoing webhooks, link previews) once", async () => {
+  const runs: (string | number)[] = [];
+  const kinds: JobKinds = { counted: { maxAttempts: 1, leaseMs: 60_000, backoffMs: () => 0, run: async (_svc, job) => void runs.push(job.id) } };
+  // Due in an hour, so that the servers' own passes (the real clock) leave them alone.
+  const runAfter = new Date(Date.now() + 3600_000);
+  await a.svc.db.transaction().execute(async (tx) => {
+    for (let i = 0; i < 8; i++) await enqueueJob(tx, { realmId: null, kind: 'counted', payload: { i }, runAfter });
+  });
+  const due = new Date(runAfter.getTime() + 60_000);
+  const [byA, byB] = await Promise.all([runDueJobs(a.svc, kinds, due), runDueJobs(b.svc, kinds, due)]);
+  assert.equal(byA + byB, 8);
+  assert.equal(new Set(runs).size, 8, 'no job ran twice');
+});
+
 test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
   const trio = await startTestCluster({}, 3);
   try {
     // processes[0] is the test server itself (its close drops the database): the second one stops.
     const [q, p, r] = trio.processes;
     const erin = await trio.createUser();
-    const reg = await on(p, erin).post('/register', { event_types: ['message'] });
+    const reg = await on(p, erin).post('/register', { event_types: ['message', 'restart'] });
     const queueId = reg.body.queue_id;
     const before = await dm(on(q, trio.owner), erin, 'before');
     // Messages keep arriving while p stops.
@@ -221,6 +254,11 @@ test('a graceful stop hands its queues to a live process: none lost, none repeat
     assert.deepEqual([...messages].sort((x, y) => x - y), [...sent].sort((x, y) => x - y));
     const ids: number[] = res.body.events.map((e: any) => e.id);
     assert.deepEqual(ids, [...new Set(ids)].sort((x, y) => x - y), 'ids increase without repeats');
+    // The client learns that the server behind its queue changed, under both names of the version.
+    const restarts = res.body.events.filter((e: any) => e.type === 'restart');
+    assert.equal(restarts.length, 1);
+    const { id: _id, ...restart } = restarts[0];
+    assert.deepEqual(restart, { type: 'restart', ...versionFields(true), server_generation: SERVER_GENERATION, immediate: false });
   } finally {
     await trio.close();
   }
