@@ -5,7 +5,9 @@
 
 import nodeTest, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, startTestCluster, type TestServer } from '../support/server.ts';
+import pino from 'pino';
+import { Client, freshPostgresDatabase, OWNER_EMAIL, startTestCluster, type TestServer } from '../support/server.ts';
+import { createServer } from '../../src/server.ts';
 import { Browser } from '../support/browser.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { manage } from '../../src/cli/manage.ts';
@@ -232,6 +234,21 @@ test("periodic jobs: both job workers at once run each job (outgoing webhooks, l
   const [byA, byB] = await Promise.all([runDueJobs(a.svc, kinds, due), runDueJobs(b.svc, kinds, due)]);
   assert.equal(byA + byB, 8);
   assert.equal(new Set(runs).size, 8, 'no job ran twice');
+});
+
+test('two processes starting at once on an empty database create the first organization once', async () => {
+  const db = await freshPostgresDatabase();
+  const config = { ...server.config, databaseUrl: db.url, brokerPrefix: `${server.config.brokerPrefix}-boot` };
+  const started = await Promise.allSettled([createServer(config, pino({ level: 'silent' })), createServer(config, pino({ level: 'silent' }))]);
+  const both = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  try {
+    assert.equal(both.length, 2, JSON.stringify(started.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))));
+    const owners = await both[0].svc.db.selectFrom('users').select('id').where('delivery_email', '=', OWNER_EMAIL).execute();
+    assert.equal(owners.length, 1);
+  } finally {
+    for (const s of both) await s.close();
+    await db.drop();
+  }
 });
 
 test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
