@@ -62,13 +62,25 @@ export function runPrimary(config: Config): void {
     if (rolling || stopping) return;
     rolling = true;
     log.info('rolling restart');
+    let done = true;
     for (const old of [...started.keys()]) {
       const next = fork();
-      await new Promise((resolve) => next.once('listening', resolve));
+      // Until it listens, its death is the new code's failure, not a crash to restart.
+      retiring.add(next);
+      const up = await new Promise<boolean>((resolve) => {
+        next.once('listening', () => resolve(true));
+        next.once('exit', () => resolve(false));
+      });
+      retiring.delete(next);
+      if (!up) {
+        log.error({ pid: next.process.pid }, 'a new worker died before listening: rolling restart stopped, the old workers keep serving');
+        done = false;
+        break;
+      }
       await stopWorker(old);
     }
     rolling = false;
-    log.info('rolling restart done');
+    if (done) log.info('rolling restart done');
   });
 
   const stop = async (signal: string) => {

@@ -246,7 +246,7 @@ async function messagesOnceThere(proc: Proc, queueId: string, wanted: number[]):
   }
 }
 
-test('WORKERS=2: one port, two processes, and a rolling restart (SIGHUP) loses no queue', { skip }, async () => {
+test('WORKERS=2: one port, two processes, and a rolling restart (SIGHUP) loses no queue; a failed one stops', { skip }, async () => {
   // Whatever the tests before did to the broker, it is up for this one.
   if (!redis.running) await redis.start();
   const w = await startProcess({ WORKERS: '2' });
@@ -261,6 +261,14 @@ test('WORKERS=2: one port, two processes, and a rolling restart (SIGHUP) loses n
   const second = await send(w, 'after the rolling restart');
   assert.equal(second.status, 200, JSON.stringify(second.body));
   assert.deepEqual(await messagesOnceThere(w, queueId, [first.body.id, second.body.id]), [first.body.id, second.body.id]);
+
+  // A rolling restart whose new worker cannot start (here: no broker) stops; the old ones serve on.
+  await redis.stop();
+  const stopped = () => w.output.join('').includes('rolling restart stopped');
+  w.child.kill('SIGHUP');
+  await until('the failed rolling restart', async () => (stopped() ? true : undefined), 600_000);
+  assert.equal((await fetch(`http://127.0.0.1:${w.port}/api/v1/server_settings`)).status, 200);
+  await redis.start();
   w.child.kill('SIGTERM');
   assert.equal(await new Promise((r) => w.child.once('exit', r)), 0);
 });
