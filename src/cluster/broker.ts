@@ -12,6 +12,9 @@ import type { Logger } from 'pino';
 
 export type Handler = (message: any) => void;
 
+/** The key of queues whose process stopped when no live one could adopt them (queues.ts). */
+export const ORPHANS = 'orphans';
+
 export class Broker {
   /** This process, in the broker's channel names and in queue ids. */
   readonly procId = randomBytes(6).toString('hex');

@@ -14,11 +14,11 @@ import type { EventPublisher, Notice } from '../events/types.ts';
 import type { LocalEventBus } from '../events/bus.ts';
 import type { QueueRegistry } from '../events/queues.ts';
 import type { EventQueue } from '../events/queue.ts';
-import type { Broker } from './broker.ts';
+import { ORPHANS, type Broker } from './broker.ts';
 
 /** What travels on the events channel. */
 export type BusMessage =
-  | { o: string; s: number; n: Notice[] }
+  | { o: string; s: number; n: readonly Notice[] }
   /** A marker from `sync` (or a handover) that only orders the stream. */
   | { o: string; s: number; mark: true; handover?: { id: string; to: string } }
   /** Notices that were committed but could not be published. */
@@ -64,7 +64,7 @@ export class BrokerEventBus implements EventPublisher {
   publish(notices: readonly Notice[]): Promise<void> {
     const s = ++this.#seq;
     const delivered = this.#awaitEcho(s);
-    this.#broker.publish(this.channel, { o: this.#broker.procId, s, n: notices }).catch((err) => {
+    this.#publishEvents({ o: this.#broker.procId, s, n: notices }).catch((err) => {
       this.#log.warn({ err, notices: notices.length }, 'events could not be published; their queues will be dropped');
       this.#lost.push(...notices);
       this.#echo.get(s)?.();
@@ -100,6 +100,17 @@ export class BrokerEventBus implements EventPublisher {
     const held = this.#held.get(id) ?? [];
     this.#held.delete(id);
     for (const notice of held) this.#local.deliver(notice, adopted);
+  }
+
+  /**
+   * Publishes events (or a gap). Queues left in the broker by processes that stopped with none
+   * live to adopt them would miss these, so they go in the same transaction: their clients get
+   * BAD_EVENT_QUEUE_ID and register again instead of reading a gap.
+   */
+  async #publishEvents(message: BusMessage): Promise<void> {
+    const results = await this.#broker.cmd.multi().del(this.#broker.key(ORPHANS)).publish(this.channel, JSON.stringify(message)).exec();
+    const failed = results?.find(([err]) => err);
+    if (!results || failed) throw failed?.[0] ?? new Error('the events transaction was discarded');
   }
 
   #awaitEcho(s: number): Promise<void> {
@@ -161,7 +172,7 @@ export class BrokerEventBus implements EventPublisher {
     if (lost.length === 0) return;
     const gap = lost.map((n) => ({ realmId: n.realmId, users: [...n.users], publicChannel: n.publicChannel === true }));
     try {
-      await this.#broker.publish(this.channel, { o: this.#broker.procId, s: ++this.#seq, gap });
+      await this.#publishEvents({ o: this.#broker.procId, s: ++this.#seq, gap });
     } catch (err) {
       this.#lost.push(...lost);
       this.#log.warn({ err }, 'could not announce lost events yet');

@@ -17,7 +17,7 @@ import type { EventQueue, QueuedEvent } from '../events/queue.ts';
 import { badQueueId } from '../events/queue.ts';
 import { pollQueue, type PollParams, type RemoteQueues } from '../events/fetch.ts';
 import { ApiError } from '../http/errors.ts';
-import type { Broker } from './broker.ts';
+import { ORPHANS, type Broker } from './broker.ts';
 import type { BrokerEventBus } from './bus.ts';
 
 interface Request {
@@ -46,6 +46,8 @@ export class ClusterQueues implements RemoteQueues {
   readonly #aliases = new Set<string>();
   readonly #polls = new Map<string, AbortController>();
   #adopted: (queues: EventQueue[]) => void = () => {};
+  /** Set when this process starts handing its queues over: it adopts none any more. */
+  #stopping = false;
 
   constructor(broker: Broker, bus: BrokerEventBus, queues: QueueRegistry, config: Config, log: Logger) {
     this.#broker = broker;
@@ -65,7 +67,7 @@ export class ClusterQueues implements RemoteQueues {
     await this.#broker.subscribe(this.#broker.channel(`live:${this.#broker.procId}`), () => {});
     // Queues left by processes that stopped when no other was running.
     for (;;) {
-      const orphan = await this.#broker.cmd.lpop(this.#broker.key('orphans'));
+      const orphan = await this.#broker.cmd.lpop(this.#broker.key(ORPHANS));
       if (!orphan) break;
       const { aliases, queues } = JSON.parse(orphan) as { aliases: string[]; queues: string };
       const restored = this.#queues.restore(queues);
@@ -106,6 +108,9 @@ export class ClusterQueues implements RemoteQueues {
    * one to start. Parked polls have already answered (the registry is stopping).
    */
   async handOver(): Promise<void> {
+    // Processes stopping together (SIGTERM to every worker) must not hand queues to each other.
+    this.#stopping = true;
+    await this.#broker.unsubscribe(this.#broker.channel(`live:${this.#broker.procId}`)).catch(() => {});
     if (this.#queues.size === 0) return;
     const live = (await this.#broker.cmd.pubsub('CHANNELS', this.#broker.channel('live:*'))) as string[];
     const others = live.map((c) => c.slice(this.#broker.channel('live:').length)).filter((id) => id !== this.#broker.procId);
@@ -124,8 +129,8 @@ export class ClusterQueues implements RemoteQueues {
         this.#log.warn({ err, to }, 'handover failed; trying another process');
       }
     }
-    await this.#broker.cmd.rpush(this.#broker.key('orphans'), JSON.stringify({ aliases, queues: this.#serialize() }));
-    await this.#broker.cmd.expire(this.#broker.key('orphans'), ORPHAN_TTL_SECONDS);
+    await this.#broker.cmd.rpush(this.#broker.key(ORPHANS), JSON.stringify({ aliases, queues: this.#serialize() }));
+    await this.#broker.cmd.expire(this.#broker.key(ORPHANS), ORPHAN_TTL_SECONDS);
     this.#log.info({ queues: this.#queues.size }, 'no live process: event queues left in the broker for the next one');
   }
 
@@ -177,8 +182,11 @@ export class ClusterQueues implements RemoteQueues {
   }
 
   async #adopt(id: string, aliases: string[]): Promise<Record<string, unknown>> {
+    if (this.#stopping) throw new ApiError('BAD_REQUEST', 'stopping');
     const text = await this.#broker.cmd.getdel(this.#broker.key(`handover:${id}`));
     if (text === null) throw new ApiError('BAD_REQUEST', 'handover not found');
+    // Refused, the stopping process tries another or leaves its queues in the broker.
+    if (this.#stopping) throw new ApiError('BAD_REQUEST', 'stopping');
     const adopted = this.#queues.restore(text);
     this.#bus.release(id, new Set(adopted));
     this.#adopted(adopted);

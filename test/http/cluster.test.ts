@@ -251,6 +251,68 @@ test('two processes starting at once on an empty database create the first organ
   }
 });
 
+test('queues left in the broker when the last process stops: kept across a restart, dropped if an event came meanwhile', async () => {
+  const db = await freshPostgresDatabase();
+  const config = { ...server.config, databaseUrl: db.url, brokerPrefix: `${server.config.brokerPrefix}-orphans` };
+  const start = () => createServer(config, pino({ level: 'silent' }));
+  let p = await start();
+  try {
+    const row = await p.svc.db.selectFrom('users').select(['id', 'api_key']).where('delivery_email', '=', OWNER_EMAIL).executeTakeFirstOrThrow();
+    const owner = () => new Client({ ...server, pick: async () => p.app } as TestServer, row.id, OWNER_EMAIL, row.api_key);
+    const register = async () => (await owner().post('/register', { event_types: ['realm_user', 'restart'] })).body.queue_id as string;
+    const poll = (queueId: string) => owner().get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+
+    const kept = await register();
+    await p.close();
+    p = await start();
+    const restarted = await poll(kept);
+    assert.equal(restarted.status, 200, JSON.stringify(restarted.body));
+    assert.deepEqual(restarted.body.events.map((e: any) => e.type), ['restart'], 'nothing happened meanwhile: the queue is complete');
+
+    const stale = await register();
+    await p.close();
+    // While no server runs, an operator adds an account: the queue would miss its realm_user event.
+    const saved = { ...process.env };
+    Object.assign(process.env, { DATABASE_URL: db.url, BROKER_URL: config.brokerUrl, BROKER_PREFIX: config.brokerPrefix });
+    try {
+      assert.equal(await manage(['create-user', '--org', '', '--email', 'meanwhile@example.com', '--name', 'Meanwhile', '--password', 'meanwhile-pw-1'], () => {}), 0);
+    } finally {
+      process.env = saved;
+    }
+    p = await start();
+    const gone = await poll(stale);
+    assert.equal(gone.status, 400);
+    assert.equal(gone.body.code, 'BAD_EVENT_QUEUE_ID', 'a queue that missed events is not handed back as if complete');
+  } finally {
+    await p.close();
+    await db.drop();
+  }
+});
+
+test('processes stopped together leave their queues in the broker for the next one, not to each other', async () => {
+  const db = await freshPostgresDatabase();
+  const config = { ...server.config, databaseUrl: db.url, brokerPrefix: `${server.config.brokerPrefix}-together` };
+  const start = () => createServer(config, pino({ level: 'silent' }));
+  const [p, q] = [await start(), await start()];
+  let r: RunningServer | undefined;
+  try {
+    const row = await p.svc.db.selectFrom('users').select(['id', 'api_key']).where('delivery_email', '=', OWNER_EMAIL).executeTakeFirstOrThrow();
+    const owner = (target: RunningServer) => new Client({ ...server, pick: async () => target.app } as TestServer, row.id, OWNER_EMAIL, row.api_key);
+    const onP = (await owner(p).post('/register', { event_types: ['restart'] })).body.queue_id;
+    const onQ = (await owner(q).post('/register', { event_types: ['restart'] })).body.queue_id;
+    await Promise.all([p.close(), q.close()]);
+    r = await start();
+    for (const queueId of [onP, onQ]) {
+      const res = await owner(r).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.events.map((e: any) => e.type), ['restart']);
+    }
+  } finally {
+    await r?.close();
+    await db.drop();
+  }
+});
+
 test('a graceful stop hands its queues to a live process: none lost, none repeated', async () => {
   const trio = await startTestCluster({}, 3);
   try {

@@ -328,7 +328,7 @@ test('password: the old one is required, the new one must be strong, failures ar
   const limited = await c.patch('/settings', { old_password: 'second-password', new_password: 'third-password' });
   assert.equal(limited.status, 400);
   assert.match(limited.body.msg, /^You're making too many attempts! Try again in \d+ seconds\.$/);
-  server.svc.rateLimiter.reset('login:1:pw@example.com');
+  await server.svc.rateLimiter.reset('login:1:pw@example.com');
   assert.equal((await login('second-password')).status, 200);
 });
 
