@@ -54,7 +54,13 @@ export async function createServer(config: Config, log?: Logger): Promise<Runnin
   const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
     const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION, immediate: false };
-    for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
+    for (const queue of restored) {
+      // A queue that moved twice with nothing in between (handed on by a process that was itself
+      // stopping) needs one notice, of the server that holds it now: the last one is brought up to date.
+      const last = queue.events.at(-1);
+      if (last?.type === 'restart') Object.assign(last, restart);
+      else if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
+    }
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
   };
   if (persistQueues) announceRestart(svc.queues.load(config.dataDir));
