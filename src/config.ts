@@ -4,6 +4,12 @@
 export interface Config {
   /** postgres://... selects a real PostgreSQL server; otherwise embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
+  /** redis://... shares events, queues, rate limits and cache invalidation between processes. */
+  brokerUrl: string | undefined;
+  /** Starts every broker key and channel, so that deployments (and test servers) can share one broker. */
+  brokerPrefix: string;
+  /** Server processes behind the one port (WORKERS); more than one needs databaseUrl and brokerUrl. */
+  workers: number;
   /** Where PGlite keeps its files, uploads live and queues are saved on shutdown. ':memory:' keeps nothing. */
   dataDir: string;
   /** Uploaded files (attachments, avatars, icons, custom emoji); default `<dataDir>/uploads` (a temporary directory with ':memory:'). */
@@ -101,6 +107,9 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const host = env.HOST ?? '127.0.0.1';
   const base: Config = {
     databaseUrl: env.DATABASE_URL || undefined,
+    brokerUrl: env.BROKER_URL || undefined,
+    brokerPrefix: env.BROKER_PREFIX || 'confab',
+    workers: int(env.WORKERS, 1),
     dataDir: env.DATA_DIR ?? './data',
     uploadsDir: env.UPLOADS_DIR || undefined,
     maxFileUploadMib: int(env.MAX_FILE_UPLOAD_SIZE_MIB, 25),
@@ -159,5 +168,24 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     logLevel: env.LOG_LEVEL ?? 'info',
     compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };
-  return { ...base, ...overrides };
+  const config = { ...base, ...overrides };
+  checkScaleOut(config);
+  return config;
+}
+
+/** Several processes share state only through PostgreSQL and the broker. */
+export function checkScaleOut(config: Config): void {
+  if (config.brokerUrl && !/^rediss?:\/\//.test(config.brokerUrl)) {
+    throw new Error(`BROKER_URL must be redis://... or rediss://... (got ${config.brokerUrl}); see docs/DEPLOYMENT.md`);
+  }
+  if (config.workers < 1) throw new Error('WORKERS must be at least 1');
+  if (config.workers > 1 && (!config.databaseUrl || !config.brokerUrl)) {
+    throw new Error(
+      `WORKERS=${config.workers} needs DATABASE_URL (PostgreSQL) and BROKER_URL (Redis): processes share data and events only through them. ` +
+        'Set both, or run with WORKERS=1.',
+    );
+  }
+  if (config.brokerUrl && !config.databaseUrl) {
+    throw new Error('BROKER_URL needs DATABASE_URL: the embedded database belongs to one process');
+  }
 }

@@ -13,6 +13,7 @@ import { domainHooks } from './wiring.ts';
 import { bootstrapIfEmpty, type BootstrapResult } from './realm/bootstrap.ts';
 import { lockDataDir } from './db/lock.ts';
 import { QueueRegistry } from './events/queues.ts';
+import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { RenderPool } from './markdown/index.ts';
@@ -26,6 +27,7 @@ import { mailerFor } from './email/mailer.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startRetention } from './retention/retention.ts';
 import { jobBacklog, schedulerBacklog } from './metrics/backlogs.ts';
+import { clusterServices, connectBroker, queueIdPrefix, type Broker, type Cluster } from './cluster/index.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -47,18 +49,27 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
     onQuery: opts.onQuery,
   });
   await migrateToLatest(database.db);
-  const svc = await buildServices(config, database, logger);
+  const broker = config.brokerUrl ? await connectBroker(config, logger) : undefined;
+  const { svc, cluster } = await buildServicesWith(config, database, logger, broker);
   const bootstrap = await bootstrapIfEmpty(svc);
   const app = await buildApp(svc);
   await app.ready();
-  const persistQueues = config.dataDir !== ':memory:';
-  if (persistQueues) {
-    const restored = svc.queues.load(config.dataDir);
+  // With a broker, queues are handed to another process at a stop instead (src/cluster/queues.ts).
+  const persistQueues = config.dataDir !== ':memory:' && !cluster;
+  const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
     const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION, immediate: false };
-    for (const queue of restored) if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
+    for (const queue of restored) {
+      // A queue that moved twice with nothing in between (handed on by a process that was itself
+      // stopping) needs one notice, of the server that holds it now: the last one is brought up to date.
+      const last = queue.events.at(-1);
+      if (last?.type === 'restart') Object.assign(last, restart);
+      else if (queue.eventTypes === null || queue.eventTypes.has('restart')) queue.push(restart);
+    }
     if (restored.length > 0) logger.info({ queues: restored.length }, 'restored event queues');
-  }
+  };
+  if (persistQueues) announceRestart(svc.queues.load(config.dataDir));
+  await cluster?.start(announceRestart);
   svc.queues.startCollector(config.events.gcIntervalMs);
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
@@ -84,6 +95,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
       await scheduler.stop();
       await jobs.stop();
       await retention.stop();
+      await cluster?.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();
       await database.close();
@@ -94,10 +106,28 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
 
 /** The services of a process: the server's, or the manage command's. */
 export async function buildServices(config: Config, database: OpenedDatabase, log: Logger): Promise<Services> {
-  const queues = new QueueRegistry();
-  const bus = new LocalEventBus(queues);
+  return (await buildServicesWith(config, database, log, undefined)).svc;
+}
+
+/**
+ * The manage command's services. With a broker its notices go through it like a server's, so
+ * that every server process's clients and credential caches hear of an operator's change at once;
+ * it holds no queues and answers for none.
+ */
+export async function buildCommandServices(config: Config, database: OpenedDatabase, log: Logger): Promise<{ svc: Services; close(): Promise<void> }> {
+  const broker = config.brokerUrl ? await connectBroker(config, log) : undefined;
+  const { svc, cluster } = await buildServicesWith(config, database, log, broker);
+  await cluster?.bus.start();
+  return { svc, close: async () => await broker?.close() };
+}
+
+/** With a broker, events, remote queues and rate limits go through it. */
+async function buildServicesWith(config: Config, database: OpenedDatabase, log: Logger, broker: Broker | undefined): Promise<{ svc: Services; cluster?: Cluster }> {
+  const queues = new QueueRegistry(queueIdPrefix(broker));
+  const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  bus.observe((notice) => credentials.observe(notice));
+  local.observe((notice) => credentials.observe(notice));
+  const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
   const markdown = new RenderPool({ onRendered: metrics.observeRender });
   metrics.attach({
@@ -107,14 +137,15 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     schedulerBacklog: () => schedulerBacklog(database.db, new Date()),
     jobBacklog: () => jobBacklog(database.db, new Date(), Object.keys(JOB_KINDS)),
   });
-  return {
+  const svc: Services = {
     config,
     db: database.db,
     dbKind: database.kind,
     log,
-    events: metrics.timedPublisher(bus),
+    events: metrics.timedPublisher(cluster?.bus ?? local),
     queues,
-    rateLimiter: memoryRateLimiter(),
+    remoteQueues: cluster?.queues,
+    rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
     markdown,
     passwords: argon2Hasher(config.passwordHash),
@@ -126,4 +157,5 @@ export async function buildServices(config: Config, database: OpenedDatabase, lo
     // Before anything acts (bootstrap, the manage command): domains answer each other from the start.
     hooks: domainHooks(),
   };
+  return { svc, cluster };
 }

@@ -6,6 +6,7 @@ import type { EventPublisher } from './events/types.ts';
 import type { RateLimiter } from './auth/rate-limit.ts';
 import type { PasswordHasher } from './auth/passwords.ts';
 import type { QueueRegistry } from './events/queues.ts';
+import type { RemoteQueues } from './events/fetch.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
@@ -22,6 +23,8 @@ export interface Services {
   events: EventPublisher;
   /** This process's event queues. */
   queues: QueueRegistry;
+  /** With a broker: the queues other processes hold. */
+  remoteQueues?: RemoteQueues;
   rateLimiter: RateLimiter;
   credentials: CredentialCache;
   /** Worker threads that render Markdown with time and size limits. */

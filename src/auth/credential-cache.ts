@@ -2,12 +2,17 @@
 // frequent requests (the event long-poll above all) skip a database read.
 // Changes made in this process reach it through the event bus: every change to
 // a user emits a `realm_user` or `user_settings` event, every change to an
-// organization a `realm` event, and those drop the affected entries at once. The TTL bounds what
-// another process (the manage command) may leave stale.
+// organization a `realm` event, and those drop the affected entries at once. A change no client
+// hears of (a person's regenerated API key) is a CREDENTIALS_CHANGED notice with no audience.
+// With a broker every process hears every notice, so an entry goes everywhere at once. The TTL
+// bounds what a process outside the broker (the manage command without BROKER_URL) leaves stale.
 
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Notice } from '../events/types.ts';
+
+/** An internal event for caches only: its notice has an empty audience, so no queue gets it. */
+export const CREDENTIALS_CHANGED = 'credentials_changed';
 
 interface Entry {
   user: User;
@@ -60,6 +65,8 @@ export class CredentialCache {
       // A bot's regenerated key (and any other change to it) drops what was remembered.
       const botId = (event.bot as { user_id?: number } | undefined)?.user_id;
       for (const [key, entry] of this.#byKey) if (entry.user.id === botId) this.#byKey.delete(key);
+    } else if (event.type === CREDENTIALS_CHANGED) {
+      this.forgetUser(event.user_id as number);
     } else if (event.type === 'realm') {
       for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
     }

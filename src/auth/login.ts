@@ -14,7 +14,7 @@ export async function fetchApiKey(svc: Services, realm: Realm | undefined, usern
   const { loginFailures, loginWindowSeconds } = svc.config.rateLimit;
   const key = `login:${realm.id}:${username.trim().toLowerCase()}`;
   // Only failures count: after too many, even the right password must wait.
-  const limit = svc.rateLimiter.peek(key, loginFailures, loginWindowSeconds);
+  const limit = await svc.rateLimiter.peek(key, loginFailures, loginWindowSeconds);
   if (!limit.allowed) throw rateLimited(limit.retryAfter);
   if (!isValidEmail(username.trim())) throw badRequest('Enter a valid email address.');
   if (realm.deactivated) throw new ApiError('REALM_DEACTIVATED', 'This organization has been deactivated');
@@ -25,7 +25,7 @@ export async function fetchApiKey(svc: Services, realm: Realm | undefined, usern
   // The password is checked before anything about the account is revealed.
   const ok = user?.password_hash ? await svc.passwords.verify(user.password_hash, password) : false;
   if (!user || !ok) {
-    svc.rateLimiter.hit(key, loginFailures, loginWindowSeconds);
+    await svc.rateLimiter.hit(key, loginFailures, loginWindowSeconds);
     throw new ApiError('AUTHENTICATION_FAILED', 'Your username or password is incorrect');
   }
   if (!user.is_active) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated');

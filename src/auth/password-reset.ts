@@ -35,7 +35,7 @@ export async function requestPasswordReset(svc: Services, realmOrNone: Realm | u
   const address = email.trim();
   const user = await getUserByEmail(svc.db, realm.id, address);
   if (!user || !user.is_active || user.is_bot || !settingsOf(realm).password_auth_enabled) return;
-  if (!svc.rateLimiter.hit(`password-reset:${user.id}`, RESETS_PER_HOUR, 3600).allowed) return;
+  if (!(await svc.rateLimiter.hit(`password-reset:${user.id}`, RESETS_PER_HOUR, 3600)).allowed) return;
   const token = randomToken(40);
   const now = new Date();
   const link = passwordResetLink(realm, svc.config, token);

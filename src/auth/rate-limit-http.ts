@@ -6,8 +6,8 @@ import { ApiError } from '../http/errors.ts';
  * Counts one request against `key` and reports the X-RateLimit-* headers on the
  * reply; past the limit, a 429 RATE_LIMIT_HIT with Retry-After (digest 5.4).
  */
-export function applyRateLimit(svc: Pick<Services, 'rateLimiter' | 'config'>, reply: FastifyReply, key: string, max: number): void {
-  const r = svc.rateLimiter.hit(key, max, svc.config.rateLimit.windowSeconds);
+export async function applyRateLimit(svc: Pick<Services, 'rateLimiter' | 'config'>, reply: FastifyReply, key: string, max: number): Promise<void> {
+  const r = await svc.rateLimiter.hit(key, max, svc.config.rateLimit.windowSeconds);
   reply.header('X-RateLimit-Limit', String(r.limit));
   reply.header('X-RateLimit-Remaining', String(r.remaining));
   reply.header('X-RateLimit-Reset', String(r.resetAt));

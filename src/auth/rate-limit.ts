@@ -1,6 +1,6 @@
 // Sliding-window rate limits, kept in this process's memory. Each key keeps the
 // times of its recent requests (at most `max` of them), so the answer is exact.
-// Scale-out will move this to the broker (Redis) behind the same interface.
+// With a broker the same windows live in Redis (src/cluster/rate-limit.ts).
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -14,13 +14,31 @@ export interface RateLimitResult {
 
 export interface RateLimiter {
   /** Records one request under `key` if allowed. */
-  hit(key: string, max: number, windowSeconds: number): RateLimitResult;
+  hit(key: string, max: number, windowSeconds: number): RateLimitResult | Promise<RateLimitResult>;
   /** Looks without recording. */
+  peek(key: string, max: number, windowSeconds: number): RateLimitResult | Promise<RateLimitResult>;
+  reset(key: string): void | Promise<void>;
+}
+
+/** The in-memory limiter answers at once. */
+export interface MemoryRateLimiter extends RateLimiter {
+  hit(key: string, max: number, windowSeconds: number): RateLimitResult;
   peek(key: string, max: number, windowSeconds: number): RateLimitResult;
   reset(key: string): void;
 }
 
-export function memoryRateLimiter(now: () => number = Date.now): RateLimiter {
+/** The figures of a sliding window holding `count` requests, the oldest and newest at those times. */
+export function windowResult(count: number, oldest: number, newest: number, max: number, windowMs: number, t: number, allowed: boolean): RateLimitResult {
+  return {
+    allowed,
+    limit: max,
+    remaining: Math.max(0, max - count),
+    resetAt: Math.ceil((newest + windowMs) / 1000),
+    retryAfter: allowed || count === 0 ? 0 : Math.max(0, (oldest + windowMs - t) / 1000),
+  };
+}
+
+export function memoryRateLimiter(now: () => number = Date.now): MemoryRateLimiter {
   const log = new Map<string, number[]>();
 
   function recent(key: string, windowMs: number, t: number): number[] {
@@ -33,13 +51,7 @@ export function memoryRateLimiter(now: () => number = Date.now): RateLimiter {
 
   function result(times: number[], max: number, windowMs: number, t: number, allowed: boolean): RateLimitResult {
     const newest = times.length > 0 ? times[times.length - 1] : t;
-    return {
-      allowed,
-      limit: max,
-      remaining: Math.max(0, max - times.length),
-      resetAt: Math.ceil((newest + windowMs) / 1000),
-      retryAfter: allowed || times.length === 0 ? 0 : Math.max(0, (times[0] + windowMs - t) / 1000),
-    };
+    return windowResult(times.length, times[0] ?? t, newest, max, windowMs, t, allowed);
   }
 
   // Forget idle keys now and then, so the map does not grow without bound.

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { loadConfig } from '../config.ts';
 import { openDatabase, migrateToLatest } from '../db/index.ts';
 import { generatePassword } from '../auth/passwords.ts';
-import { buildServices } from '../server.ts';
+import { buildCommandServices } from '../server.ts';
 import { createRealm, setRealmDeactivated } from '../realm/actions.ts';
 import { getRealmBySubdomain } from '../realm/queries.ts';
 import { changeRoleAsOperator, createUserAsOperator, setPasswordAsOperator } from '../users/actions.ts';
@@ -77,9 +77,10 @@ export async function manage(argv: string[], out: (line: string) => void = conso
   const config = loadConfig();
   if (!config.databaseUrl) assertDataDirFree(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
-  // Events reach no client from here: this process has no queues.
   await migrateToLatest(database.db);
-  const svc = await buildServices(config, database, pino({ level: 'warn' }));
+  // This process has no queues: with BROKER_URL its events reach the servers' clients through the
+  // broker; without one, no client hears of them and other processes' caches expire in seconds.
+  const { svc, close } = await buildCommandServices(config, database, pino({ level: 'warn' }));
   try {
     const realmFor = async () => {
       const realm = await getRealmBySubdomain(svc.db, need(values, 'org'));
@@ -175,6 +176,7 @@ export async function manage(argv: string[], out: (line: string) => void = conso
     throw err;
   } finally {
     await svc.markdown.close();
+    await close();
     await database.close();
   }
 }

@@ -37,7 +37,8 @@ export async function transact<T>(
       continue;
     }
     svc.metrics?.observeTransaction((performance.now() - started) / 1000, true);
-    if (pending.length > 0) svc.events.publish(pending);
+    // With a broker, the request answers once its events reached this process's queues.
+    if (pending.length > 0) await svc.events.publish(pending);
     return result;
   }
 }

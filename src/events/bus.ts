@@ -1,6 +1,6 @@
 // Delivers notices to this process's queues, each in the shape its client wants.
-// Scale-out puts a broker (Redis or NATS) in front of `deliver`: every process
-// subscribes and delivers to the queues it holds.
+// With a broker (src/cluster/bus.ts) `deliver` runs in every process for what
+// any process published; without one, `publish` delivers here at once.
 
 import type { EventPublisher, Notice } from './types.ts';
 import type { QueueRegistry } from './queues.ts';
@@ -24,11 +24,12 @@ export class LocalEventBus implements EventPublisher {
     for (const notice of notices) this.deliver(notice);
   }
 
-  deliver(notice: Notice): void {
-    for (const observer of this.#observers) observer(notice);
+  /** Delivers to this process's queues (only to `only`, for queues adopted from another process). */
+  deliver(notice: Notice, only?: ReadonlySet<EventQueue>): void {
+    if (!only) for (const observer of this.#observers) observer(notice);
     const reached = new Set<EventQueue>();
     const push = (queue: EventQueue) => {
-      if (queue.options.realmId !== notice.realmId || reached.has(queue)) return;
+      if (queue.options.realmId !== notice.realmId || reached.has(queue) || (only && !only.has(queue))) return;
       reached.add(queue);
       for (const event of shapeFor(queue, notice)) queue.push(event);
     };

@@ -85,8 +85,8 @@ export class EventQueue {
   overflowed = false;
   #waiter: Waiter | undefined;
 
-  constructor(options: QueueOptions, saved?: SavedQueue) {
-    this.id = saved?.id ?? randomUUID();
+  constructor(options: QueueOptions, saved?: SavedQueue, idPrefix = '') {
+    this.id = saved?.id ?? idPrefix + randomUUID();
     this.options = options;
     this.eventTypes = options.eventTypes ? new Set(options.eventTypes) : null;
     if (saved) {

@@ -16,15 +16,29 @@ export class QueueRegistry {
   #gcTimer: NodeJS.Timeout | undefined;
   /** Set at shutdown: polls answer at once instead of parking. */
   stopping = false;
+  /** Starts every new queue id: with a broker, the owning process (src/cluster/queues.ts). */
+  readonly idPrefix: string;
+
+  constructor(idPrefix = '') {
+    this.idPrefix = idPrefix;
+  }
 
   create(options: QueueOptions, saved?: SavedQueue): EventQueue {
-    const queue = new EventQueue(options, saved);
+    const queue = new EventQueue(options, saved, this.idPrefix);
     this.#byId.set(queue.id, queue);
     addTo(this.#byUser, options.userId, queue);
     // Only `all_public_streams` widens what a queue receives (a `narrow` filters the user's own
     // messages); guests cannot ask for it (register refuses).
     if (options.allPublicStreams) addTo(this.#publicListeners, options.realmId, queue);
     return queue;
+  }
+
+  has(queueId: string): boolean {
+    return this.#byId.has(queueId);
+  }
+
+  get size(): number {
+    return this.#byId.size;
   }
 
   /** The caller's queue; anyone else's, or a collected one, is a bad queue id. */
@@ -61,6 +75,13 @@ export class QueueRegistry {
     let parked = 0;
     for (const queue of this.#byId.values()) if (queue.waiting) parked++;
     return { queues: this.#byId.size, parked };
+  }
+
+  /** Every queue goes (their events can no longer be trusted complete); parked polls answer. */
+  dropAll(): number {
+    const all = [...this.#byId.values()];
+    for (const queue of all) this.delete(queue);
+    return all.length;
   }
 
   forUser(userId: number): Iterable<EventQueue> {
@@ -103,7 +124,15 @@ export class QueueRegistry {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, QUEUE_FILE);
     const out = new LineWriter(`${path}.tmp`);
-    out.line({ version: 2, savedAt: Date.now() });
+    const saved = this.serialize(out);
+    out.close();
+    renameSync(`${path}.tmp`, path);
+    return saved;
+  }
+
+  /** Writes every queue as lines (the format of `save`), for a file or the broker. */
+  serialize(out: { raw(text: string): void }): number {
+    out.raw(JSON.stringify({ version: 2, savedAt: Date.now() }));
     // Values many queues hold (an event, the same options) are written once, as numbered `p` lines.
     const shared = new Map<string, number>();
     const share = (value: unknown): number => {
@@ -119,11 +148,9 @@ export class QueueRegistry {
     for (const queue of this.#byId.values()) {
       if (queue.overflowed) continue;
       const events = queue.events.map(({ id, ...payload }) => [id, share(payload)]);
-      out.line({ q: { id: queue.id, options: share(queue.options), nextId: queue.nextId, newestPrunedId: queue.newestPrunedId, events } });
+      out.raw(JSON.stringify({ q: { id: queue.id, options: share(queue.options), nextId: queue.nextId, newestPrunedId: queue.newestPrunedId, events } }));
       saved++;
     }
-    out.close();
-    renameSync(`${path}.tmp`, path);
     return saved;
   }
 
@@ -141,6 +168,11 @@ export class QueueRegistry {
       return [];
     }
     rmSync(path, { force: true });
+    return this.restore(text);
+  }
+
+  /** Creates the queues `serialize` wrote. */
+  restore(text: string): EventQueue[] {
     const shared: unknown[] = [];
     const restored: EventQueue[] = [];
     let start = 0;
@@ -180,9 +212,6 @@ class LineWriter {
   #size = 0;
   constructor(path: string) {
     this.#fd = openSync(path, 'w');
-  }
-  line(value: unknown): void {
-    this.raw(JSON.stringify(value));
   }
   raw(text: string): void {
     this.#buffer.push(text, '\n');

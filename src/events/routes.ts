@@ -3,7 +3,7 @@ import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
 import { CAPABILITIES } from './queue.ts';
 import { registerQueue } from './register.ts';
-import { getEvents } from './fetch.ts';
+import { deleteQueue, getEvents } from './fetch.ts';
 
 /** `true`, `false` or `partial` (bare or JSON-quoted). */
 const includeSubscribers = p.boolOr('partial').default(false);
@@ -50,7 +50,7 @@ export function eventRoutes(r: Router): void {
   );
 
   r.route('DELETE', '/events', { queue_id: p.str() }, async (ctx, q) => {
-    ctx.svc.queues.delete(ctx.svc.queues.get(q.queue_id, ctx.user.id));
+    await deleteQueue(ctx.svc, ctx.user, q.queue_id);
     return {};
   });
 }

@@ -24,5 +24,6 @@ export interface Notice {
 }
 
 export interface EventPublisher {
-  publish(notices: readonly Notice[]): void;
+  /** With a broker, resolves once the notices reached this process's queues. */
+  publish(notices: readonly Notice[]): void | Promise<void>;
 }

@@ -268,7 +268,7 @@ async function dispatch(
     if (caller) {
       const { user, realm, session } = caller;
       if (user.bot_type === INCOMING_WEBHOOK_BOT && !endpoint.incomingWebhookBots) throw unauthorized('This API is not available to incoming webhook bots.');
-      if (endpoint.rateLimit !== false) applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+      if (endpoint.rateLimit !== false) await applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
       ctx = { svc, realm, user, request, session };
     } else {
       if (endpoint.auth === 'user') throw unauthorized();
@@ -277,7 +277,7 @@ async function dispatch(
       if (endpoint.auth === 'optional' && !(realm && !realm.deactivated && settingsOf(realm).enable_spectator_access)) {
         throw unauthorized();
       }
-      applyRateLimit(svc, reply, `ip:${req.ip}`, svc.config.rateLimit.perIp);
+      await applyRateLimit(svc, reply, `ip:${req.ip}`, svc.config.rateLimit.perIp);
       ctx = { svc, realm, subdomain, user: null, request };
     }
 

@@ -40,7 +40,7 @@ async function handle(svc: Services, req: FastifyRequest, reply: FastifyReply): 
   if (!credentials) throw missingArgument('api_key');
   const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
   const { user, realm } = await authenticateApiKey(svc.db, credentials, subdomain, svc.credentials);
-  applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+  await applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
   const request: WebhookRequest = {
     body,
     contentType,

@@ -123,17 +123,35 @@ export class Metrics {
   };
 
   /** The publisher, timed: what clients wait for after a commit. */
-  timedPublisher(inner: EventPublisher): EventPublisher {
-    return {
-      publish: (notices: readonly Notice[]) => {
-        const end = this.deliverySeconds.startTimer();
-        try {
-          inner.publish(notices);
-        } finally {
-          end();
-          this.eventsPublished.inc(notices.length);
-        }
-      },
+  /**
+   * The publisher with its publishing timed. Everything else of the inner
+   * publisher (a broker bus's sync, ping and start) stays reachable, and a
+   * publish that resolves later (through a broker) is awaited by its caller.
+   */
+  timedPublisher<P extends EventPublisher>(inner: P): P {
+    const publish = (notices: readonly Notice[]) => {
+      const end = this.deliverySeconds.startTimer();
+      const done = () => {
+        end();
+        this.eventsPublished.inc(notices.length);
+      };
+      try {
+        const result = inner.publish(notices);
+        if (result instanceof Promise) return result.finally(done);
+        done();
+        return result;
+      } catch (err) {
+        done();
+        throw err;
+      }
     };
+    return new Proxy(inner, {
+      get(target, prop) {
+        if (prop === 'publish') return publish;
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   }
+
 }

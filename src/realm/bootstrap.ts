@@ -17,6 +17,12 @@ export async function bootstrapIfEmpty(svc: Services): Promise<BootstrapResult |
   const { email, orgName } = svc.config.bootstrap;
   const generated = svc.config.bootstrap.password === undefined ? generatePassword() : undefined;
   const password = svc.config.bootstrap.password ?? generated!;
-  await createRealm(svc, { subdomain: '', name: orgName, owner: { email, fullName: 'Organization Owner', password } });
+  try {
+    await createRealm(svc, { subdomain: '', name: orgName, owner: { email, fullName: 'Organization Owner', password } });
+  } catch (err) {
+    // Another process's first start (another machine of a cluster) created it meanwhile.
+    if (await svc.db.selectFrom('realms').select('id').limit(1).executeTakeFirst()) return undefined;
+    throw err;
+  }
   return { email, generatedPassword: generated };
 }

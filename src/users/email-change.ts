@@ -43,7 +43,7 @@ export async function checkEmailChange(svc: Services, realm: Realm, user: User, 
   const email = raw.trim();
   if (email === user.delivery_email) return false;
   await checkNewEmail(svc.db, realm, user, email);
-  const limit = svc.rateLimiter.hit(`email-change:${user.id}`, REQUESTS_PER_HOUR, 3600);
+  const limit = await svc.rateLimiter.hit(`email-change:${user.id}`, REQUESTS_PER_HOUR, 3600);
   if (!limit.allowed) throw rateLimited(limit.retryAfter);
   return true;
 }

@@ -44,11 +44,11 @@ async function checkPasswordChange(svc: Services, realm: Realm, user: User, oldP
   // Failed attempts count with failed logins of the same account.
   const { loginFailures, loginWindowSeconds } = svc.config.rateLimit;
   const key = `login:${realm.id}:${user.delivery_email.toLowerCase()}`;
-  const limit = svc.rateLimiter.peek(key, loginFailures, loginWindowSeconds);
+  const limit = await svc.rateLimiter.peek(key, loginFailures, loginWindowSeconds);
   if (!limit.allowed) throw badRequest(`You're making too many attempts! Try again in ${Math.ceil(limit.retryAfter)} seconds.`);
   const ok = user.password_hash !== null && (await svc.passwords.verify(user.password_hash, oldPassword));
   if (!ok) {
-    svc.rateLimiter.hit(key, loginFailures, loginWindowSeconds);
+    await svc.rateLimiter.hit(key, loginFailures, loginWindowSeconds);
     throw badRequest('Wrong password!');
   }
   try {
@@ -56,7 +56,7 @@ async function checkPasswordChange(svc: Services, realm: Realm, user: User, oldP
   } catch {
     throw badRequest('New password is too weak!');
   }
-  svc.rateLimiter.reset(key);
+  await svc.rateLimiter.reset(key);
   return svc.passwords.hash(newPassword);
 }
 

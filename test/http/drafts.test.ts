@@ -128,7 +128,7 @@ test('recipients a guest may not see are refused', async () => {
       .set({ group_settings: JSON.stringify({ ...realm.group_settings, can_access_all_users_group: groupId }) })
       .where('id', '=', 1)
       .execute();
-    server.svc.credentials.observe({ realmId: 1, event: { type: 'realm', op: 'update' }, users: [] });
+    server.svc.credentials.clear();
   };
   await setAccess(groups['role:members']);
   try {

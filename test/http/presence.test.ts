@@ -45,7 +45,7 @@ async function setRealm(column: 'settings' | 'group_settings', patch: Record<str
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   await server.svc.db.updateTable('realms').set({ [column]: JSON.stringify({ ...realm[column], ...patch }) }).where('id', '=', 1).execute();
   // As an administrator's change would: cached credentials hold the organization.
-  server.svc.credentials.observe({ realmId: 1, event: { type: 'realm', op: 'update' }, users: [] });
+  server.svc.credentials.clear();
 }
 
 const report = (c: Client, params: Record<string, unknown> = {}) => c.post('/users/me/presence', { status: 'active', ...params });

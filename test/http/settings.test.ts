@@ -33,7 +33,7 @@ async function eventsOf(c: Client, queueId: string) {
 /** Organization settings as an administrator would set them (the change reaches cached credentials). */
 async function setRealmSettings(settings: Record<string, unknown>) {
   await server.svc.db.updateTable('realms').set({ settings: JSON.stringify(settings) }).where('id', '=', 1).execute();
-  server.svc.credentials.observe({ realmId: 1, event: { type: 'realm', op: 'update' }, users: [] });
+  server.svc.credentials.clear();
 }
 
 const userSettingsOf = async (c: Client) => (await register(c, { fetch_event_types: ['user_settings'] })).user_settings;
@@ -328,7 +328,7 @@ test('password: the old one is required, the new one must be strong, failures ar
   const limited = await c.patch('/settings', { old_password: 'second-password', new_password: 'third-password' });
   assert.equal(limited.status, 400);
   assert.match(limited.body.msg, /^You're making too many attempts! Try again in \d+ seconds\.$/);
-  server.svc.rateLimiter.reset('login:1:pw@example.com');
+  await server.svc.rateLimiter.reset('login:1:pw@example.com');
   assert.equal((await login('second-password')).status, 200);
 });
 

@@ -49,7 +49,7 @@ export class Browser {
       payload = encodeParams(params);
       if (payload) headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const res = await this.server.app.inject({ method: method as any, url, payload, headers: { ...headers, ...opts.headers } });
+    const res = await (await this.server.pick()).inject({ method: method as any, url, payload, headers: { ...headers, ...opts.headers } });
     const set = res.headers['set-cookie'];
     this.lastSetCookies = set === undefined ? [] : Array.isArray(set) ? set : [set];
     for (const line of this.lastSetCookies) {

@@ -63,7 +63,7 @@ export class Client {
     }
     if (this.host) allHeaders.host = this.host;
     if (!isQuery && encoded) allHeaders['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await this.server.app.inject({
+    const res = await (await this.server.pick()).inject({
       method: method as any,
       url: isQuery && encoded ? `${url}?${encoded}` : url,
       payload: !isQuery && encoded ? encoded : undefined,
@@ -106,6 +106,21 @@ export interface TestServer extends RunningServer {
   outbox(): Promise<{ file: string; to: string; subject: string; text: string }[]>;
   /** Runs the email and missed-message jobs due now (another pass may hold one: waits for it). */
   flushEmails(): Promise<void>;
+  /** Every process of this server: one, or two sharing PostgreSQL and the broker (CONFAB_TEST_CLUSTER). */
+  processes: RunningServer[];
+  /** The app the next request goes to: in a cluster, the processes take turns. */
+  pick(): Promise<RunningServer['app']>;
+}
+
+export const TEST_BROKER_URL = process.env.BROKER_URL ?? 'redis://127.0.0.1:6379';
+
+/** Forgets what a test cluster left in the broker (rate-limit windows, queues nobody adopted). */
+async function clearBroker(prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(TEST_BROKER_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
 }
 
 let counter = 0;
@@ -130,7 +145,12 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
   };
 }
 
+/**
+ * With CONFAB_TEST_CLUSTER=1 (on PostgreSQL) every test server is two processes' worth of
+ * servers sharing the database and the broker, and requests alternate between them.
+ */
 export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  if (process.env.CONFAB_TEST_CLUSTER === '1') return startTestCluster(overrides);
   const backend = process.env.CONFAB_TEST_DB ?? 'pglite';
   const pgdb = backend === 'postgres' ? await freshPostgresDatabase() : undefined;
   // One outbox per server, kept across restarts, removed when it closes.
@@ -153,7 +173,15 @@ function readOutbox(dir: string): { file: string; to: string; subject: string; t
   });
 }
 
-async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: () => Promise<void> } | undefined): Promise<TestServer> {
+/** Two servers on one fresh PostgreSQL database and the broker (under a prefix of their own). */
+export async function startTestCluster(overrides: Partial<Config> = {}, size = 2): Promise<TestServer> {
+  const pgdb = await freshPostgresDatabase();
+  const prefix = `confab-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const outboxDir = mkdtempSync(join(tmpdir(), 'confab-test-outbox-'));
+  return startOn({ outboxDir, brokerUrl: TEST_BROKER_URL, brokerPrefix: prefix, ...overrides }, pgdb, size);
+}
+
+async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: () => Promise<void> } | undefined, size = 1): Promise<TestServer> {
   const base = loadConfig({}, {});
   const config: Config = {
     ...base,
@@ -183,9 +211,32 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
       statements = undefined;
     }
   };
+  server.processes = [running];
+  for (let i = 1; i < size; i++) server.processes.push(await createServer(config, pino({ level: config.logLevel })));
+  if (size > 1) {
+    // Tests that change the database behind the actions' back clear the first process's credential
+    // cache: in a cluster every process's is cleared (the bus never clears, so nothing is masked).
+    const first = running.svc.credentials;
+    const { clear } = Object.getPrototypeOf(first) as typeof first;
+    first.clear = () => {
+      for (const p of server.processes) clear.call(p.svc.credentials);
+    };
+  }
+  let turn = 0;
+  server.pick = async () => {
+    const target = server.processes[turn++ % server.processes.length];
+    // What another process committed has reached this one's queues (real clients long-poll instead).
+    if (server.processes.length > 1) await (target.svc.events as { sync?: () => Promise<void> }).sync?.();
+    return target.app;
+  };
   const close = running.close.bind(running);
-  server.close = async () => {
+  const closeAll = async () => {
+    for (const p of server.processes.slice(1)) await p.close();
     await close();
+  };
+  server.close = async () => {
+    await closeAll();
+    if (config.brokerUrl) await clearBroker(config.brokerPrefix);
     await pgdb?.drop();
     if (config.outboxDir) rmSync(config.outboxDir, { recursive: true, force: true });
   };
@@ -208,8 +259,8 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     return config.outboxDir ? readOutbox(config.outboxDir) : [];
   };
   server.restart = async () => {
-    await close();
-    return startOn(overrides, pgdb);
+    await closeAll();
+    return startOn(overrides, pgdb, size);
   };
   server.clientFor = async (userId: number) => {
     const u = await running.svc.db.selectFrom('users').select(['id', 'delivery_email', 'api_key']).where('id', '=', userId).executeTakeFirstOrThrow();
