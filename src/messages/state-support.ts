@@ -52,9 +52,14 @@ export class SubscriptionTracker {
     }
   }
 
-  /** Whether the user has a copy of a message from a `message` event. */
-  received(message: EventMessage, userId: number): boolean {
-    return message.type === 'private' || message.sender_id === userId || this.subscribed.has(message.stream_id!);
+  /**
+   * Whether the user has a copy of a message from a `message` event: a direct
+   * message, or one in a channel they are subscribed to. Sending into a channel
+   * gives no copy to an unsubscribed sender (an all_public_streams queue still
+   * hears of it).
+   */
+  received(message: EventMessage, _userId: number): boolean {
+    return message.type === 'private' || this.subscribed.has(message.stream_id!);
   }
 
   /** Whether such a copy can be among the unread (not in a channel the user left). */

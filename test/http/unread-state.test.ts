@@ -261,6 +261,15 @@ test(
   },
 );
 
+test('a message sent into a channel the sender is not subscribed to: no copy for them, every queue stays in sync', async () => {
+  const gus = await server.createUser({ email: 'gus@example.com', fullName: 'Gus Grey' });
+  const viewers = await viewersFor(gus);
+  const id = await sendTo(gus, 'Rome', 'visiting', 'hello from outside');
+  const copy = await server.svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', id).where('user_id', '=', gus.id).executeTakeFirst();
+  assert.equal(copy, undefined);
+  await inSync(viewers, 'after sending into Rome unsubscribed');
+});
+
 test('in sync for any sequence of sends, flag changes, marks, mutes and deletions', async () => {
   const fay = await server.createUser({ email: 'fay@example.com', fullName: 'Fay Fox' });
   await subscribe('Denmark', [fay]);
