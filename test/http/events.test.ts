@@ -33,9 +33,14 @@ async function setAccess(group: number) {
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
+/** The registry that holds a queue: in a cluster (CONFAB_TEST_CLUSTER), the process that created it. */
+function queuesOf(s: TestServer, queueId: string) {
+  return (s.processes.find((p) => p.svc.queues.has(queueId)) ?? s).svc.queues;
+}
+
 /** Resolves once the client's poll on the queue is parked on the server (no fixed sleep). */
 async function parkedOn(c: Client, queueId: string): Promise<void> {
-  while (!server.svc.queues.get(queueId, c.id).waiting) await new Promise((r) => setTimeout(r, 5));
+  while (!queuesOf(server, queueId).get(queueId, c.id).waiting) await new Promise((r) => setTimeout(r, 5));
 }
 
 async function register(c: Client, params: Record<string, unknown> = {}) {
@@ -350,19 +355,12 @@ test('users a guest may not see: omitted with user_list_incomplete, else "Unknow
 test('an idle queue is collected; a parked one is not', async () => {
   const short = await startTestServer({ events: { heartbeatMs: 600_000, heartbeatJitterMs: 0, queueTimeoutMs: 1_000, gcIntervalMs: 30 } });
   try {
-    const queues = short.svc.queues;
-    const exists = (queueId: string) => {
-      try {
-        return queues.get(queueId, short.owner.id) !== undefined;
-      } catch {
-        return false;
-      }
-    };
+    const exists = (queueId: string) => short.processes.some((p) => p.svc.queues.has(queueId));
     const idle = await short.owner.post('/register', { event_types: ['realm_user'] });
     const longer = await short.owner.post('/register', { event_types: ['realm_user'], queue_lifespan_secs: 60 });
     const busy = await short.owner.post('/register', { event_types: ['realm_user'] });
     const parked = short.owner.get('/events', { queue_id: busy.body.queue_id, last_event_id: -1 });
-    while (!queues.get(busy.body.queue_id, short.owner.id).waiting) await new Promise((r) => setTimeout(r, 5));
+    while (!queuesOf(short, busy.body.queue_id).get(busy.body.queue_id, short.owner.id).waiting) await new Promise((r) => setTimeout(r, 5));
     // The collector (every 30 ms) removes the idle queue once its second has passed, however late.
     while (exists(idle.body.queue_id)) await new Promise((r) => setTimeout(r, 20));
     const gone = await short.owner.get('/events', { queue_id: idle.body.queue_id, last_event_id: -1, dont_block: true });
@@ -374,7 +372,7 @@ test('an idle queue is collected; a parked one is not', async () => {
     const res = await parked;
     assert.equal(res.body.events[0].op, 'add', 'the parked queue lived and got its event');
     // A minute later (as the collector sees it), the longer queue has run out too.
-    queues.collect(Date.now() + 61_000);
+    for (const p of short.processes) p.svc.queues.collect(Date.now() + 61_000);
     const expired = await short.owner.get('/events', { queue_id: longer.body.queue_id, last_event_id: -1, dont_block: true });
     assert.equal(expired.body.code, 'BAD_EVENT_QUEUE_ID', 'and is collected once it runs out');
   } finally {

@@ -178,9 +178,12 @@ test('CANNOT_DEACTIVATE_GROUP_IN_USE: subgroups, group settings, organization se
   await setRealmSetting('can_invite_users_group', used);
   const channelUse = { type: 'channel' as const, channel_id: 4242, settings: ['can_send_message_group'] };
   let channelUses: GroupUseObjection[] = [channelUse];
-  // A domain whose settings use the group (as channels do), added to this server's hooks.
+  // A domain whose settings use the group (as channels do), added to this server's hooks
+  // (every process's, when the tests run against a cluster).
   const hooks = server.svc.hooks;
-  server.svc.hooks = { ...hooks, groupUseSources: [...hooks.groupUseSources, async (_db, _realm, ids) => (ids.has(used) ? channelUses : [])] };
+  for (const p of server.processes) {
+    p.svc.hooks = { ...hooks, groupUseSources: [...hooks.groupUseSources, async (_db, _realm, ids) => (ids.has(used) ? channelUses : [])] };
+  }
   try {
     assert.deepEqual(await objections(), [channelUse, { type: 'realm', settings: ['can_add_custom_emoji_group', 'can_invite_users_group'] }]);
   } finally {
@@ -190,7 +193,7 @@ test('CANNOT_DEACTIVATE_GROUP_IN_USE: subgroups, group settings, organization se
   assert.deepEqual(await objections(), [channelUse]);
   channelUses = [];
   ok(await deactivate());
-  server.svc.hooks = hooks;
+  for (const p of server.processes) p.svc.hooks = hooks;
 });
 
 test('a deactivated group cannot be used in a permission or as a subgroup until reactivated', async () => {
