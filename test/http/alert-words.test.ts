@@ -2,7 +2,7 @@
 // `alert_words` event and register key) and the has_alert_word flag on send and edit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { alertableText, containsAlertWord } from '../../src/alert_words/matching.ts';
 
@@ -17,11 +17,6 @@ before(async () => {
   ok(await alice.post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }], principals: [alice.id, bob.id] }));
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 const words = async (c: Client) => ok(await c.get('/users/me/alert_words')).alert_words;
 const send = async (from: Client, content: string) => ok(await from.post('/messages', { type: 'stream', to: 'Denmark', topic: 'alerts', content })).id;

@@ -7,7 +7,7 @@
 // unsubscribes you (the reference sends no such message).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 
@@ -29,11 +29,6 @@ before(async () => {
   botId = reg.cross_realm_bots.find((b: any) => b.email === 'notification-bot@confab.internal').user_id;
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function refused(res: { status: number; body: any }, msg: string) {
   assert.equal(res.status, 400, JSON.stringify(res.body));

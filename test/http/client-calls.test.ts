@@ -3,7 +3,7 @@
 // playgrounds, and the legacy push-token endpoints; who may and who may not.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, Client, type TestServer } from '../support/server.ts';
+import { startTestServer, Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { deleteTopic } from '../../src/messages/delete-topic.ts';
@@ -14,11 +14,6 @@ let alice: Client;
 let bob: Client;
 let guest: Client;
 let moderation: number;
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string, code = 'BAD_REQUEST') {
   assert.deepEqual({ msg: res.body.msg, code: res.body.code }, { msg, code });

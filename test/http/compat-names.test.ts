@@ -3,18 +3,13 @@
 // and a sender who is not subscribed keeps no copy of a channel message (point 9).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { SVC_FEATURE_LEVEL, SVC_VERSION } from '../../src/version.ts';
 
 let server: TestServer;
 let alice: Client;
 let bob: Client;
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 before(async () => {
   server = await startTestServer();

@@ -4,7 +4,7 @@
 // everyone who knows the setting, and `old` compares with the value as clients see it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type Response, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer, type Viewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
@@ -27,11 +27,6 @@ before(async () => {
   sys = await systemGroupIds(server.svc.db, 1);
 });
 after(() => server.close());
-
-function ok(res: Response): any {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 const value = (members: number[], subgroups: number[] = []) => ({ direct_members: members, direct_subgroups: subgroups });
 

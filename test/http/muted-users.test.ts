@@ -3,7 +3,7 @@
 // a muted user that arrive read, before and after muting.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 
@@ -22,11 +22,6 @@ before(async () => {
   ok(await alice.post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }], principals: [alice.id, bob.id, carol.id, guest.id] }));
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string) {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });

@@ -3,7 +3,7 @@
 // channels, and the direct message to someone another user subscribed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 
@@ -23,11 +23,6 @@ before(async () => {
   botId = reg.cross_realm_bots[0].user_id;
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 const mention = (c: Client, name: string) => `@_**${name}|${c.id}**`;
 let counter = 0;

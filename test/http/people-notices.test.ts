@@ -5,7 +5,7 @@
 // user, and Notification Bot's "added you to"/"removed you from the group".
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, Client, type Response } from '../support/server.ts';
+import { startTestServer, Client, type Response, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { createUserAsOperator } from '../../src/users/actions.ts';
@@ -17,11 +17,6 @@ const owner = server.owner;
 const admin = await server.createUser({ role: ROLE.ADMINISTRATOR, fullName: 'Ada Admin' });
 const member = await server.createUser({ fullName: 'Mia Member' });
 const other = await server.createUser({ fullName: 'Otto Other' });
-
-function ok(res: Response): any {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function refused(res: Response, msg: string): void {
   assert.equal(res.status, 400, JSON.stringify(res.body));

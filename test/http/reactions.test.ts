@@ -3,7 +3,7 @@
 // who may react, historical copies, and who hears of it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { FLAG_BITS } from '../../src/messages/flags.ts';
@@ -29,11 +29,6 @@ before(async () => {
 after(() => server.close());
 
 // --- helpers ---
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string, code = 'BAD_REQUEST') {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code } });

@@ -2,7 +2,7 @@
 // the organization's enable_read_receipts, each user's send_read_receipts, mutes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 
 let server: TestServer;
@@ -24,11 +24,6 @@ before(async () => {
   ok(await server.owner.patch('/realm', { enable_read_receipts: true }));
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string) {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });

@@ -3,7 +3,7 @@
 // state, and what follows from a change (full members, guests' view of users).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type Response, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type Response, type TestServer, ok } from '../support/server.ts';
 import { expectStateInSync, registerViewer, type Viewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
@@ -26,11 +26,6 @@ before(async () => {
   sys = await systemGroupIds(server.svc.db, 1);
 });
 after(() => server.close());
-
-function ok(res: Response): any {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function refused(res: Response, msg: string, code = 'BAD_REQUEST'): void {
   assert.equal(res.status, 400, `${msg}: ${JSON.stringify(res.body)}`);

@@ -3,7 +3,7 @@
 // every Message object carries `submessages`, and the `submessage` event.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 
@@ -12,11 +12,6 @@ let alice: Client;
 let bob: Client;
 let carol: Client;
 let guest: Client;
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string) {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });

@@ -3,7 +3,7 @@
 // of presence_enabled, who sees it, and every refusal.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type Client, type TestServer } from '../support/server.ts';
+import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 
@@ -23,11 +23,6 @@ before(async () => {
   await server.svc.db.updateTable('users').set({ is_bot: true, bot_type: 1, bot_owner_id: alice.id }).where('id', '=', bot.id).execute();
 });
 after(() => server.close());
-
-function ok(res: { status: number; body: any }) {
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 function expectError(res: { status: number; body: any }, msg: string) {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });

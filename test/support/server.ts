@@ -2,6 +2,7 @@
 // (CONFAB_TEST_DB=pglite | postgres), with a fresh database of its own, and
 // clients that speak HTTP to it the way real clients do.
 
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
@@ -298,3 +299,9 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
 
 /** The keys every /register answer carries whatever fetch_event_types asks for: the envelope, the queue and the version names. */
 export const REGISTER_ALWAYS: readonly string[] = ['result', 'msg', 'queue_id', 'last_event_id', ...Object.keys(versionFields(true))];
+
+/** The body of a successful reply; a failed one fails the test with the reply's body. */
+export function ok(res: { status: number; body: any }): any {
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
