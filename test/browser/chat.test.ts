@@ -133,6 +133,8 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     await bob.fill('#search-input', 'channel:general Friday');
     await bob.press('#search-input', 'Enter');
     await bob.locator('#view-title', { hasText: 'Search results' }).waitFor();
+    // The query reads as typed: the channel by its name.
+    await bob.locator('.view-sub', { hasText: 'channel:general Friday' }).waitFor();
     await messageWith(bob, 'Shall we ship on').waitFor();
     await screenshot(bob, 'search');
   });

@@ -267,8 +267,11 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
       </section>
       <section aria-labelledby="adm-users">
         <h3 id="adm-users">Users and roles</h3>
-        <label for="user-filter">Filter</label>
-        <input id="user-filter" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+        {/* A form, as the other fields of the dialog, so the label sits above its field. */}
+        <form role="search" onSubmit={(e) => e.preventDefault()}>
+          <label for="user-filter">Filter</label>
+          <input id="user-filter" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+        </form>
         <table class="users-table">
           <thead>
             <tr>

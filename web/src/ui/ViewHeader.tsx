@@ -1,6 +1,6 @@
 // The title of the current view, with its actions (mark as read, mute topic).
 import { api } from '../api.ts';
-import { viewKind, type Narrow } from '../narrow.ts';
+import { narrowToSearch, viewKind, type Narrow } from '../narrow.ts';
 import { useUi } from './ctx.ts';
 
 export function ViewHeader({ narrow }: { narrow: Narrow }) {
@@ -23,7 +23,11 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
   if (kind === 'dms') [title, sub] = ['Direct messages', 'All your direct message conversations'];
   if (kind === 'mentioned') [title, sub] = ['Mentions', 'Messages that mention you'];
   if (kind === 'starred') [title, sub] = ['Starred messages', 'Messages you starred'];
-  if (kind === 'search') [title, sub] = ['Search results', narrow.map((t) => `${t.negated ? '-' : ''}${t.operator}:${t.operand}`).join(' ')];
+  if (kind === 'search') {
+    // The query as it was typed: channels and people by name, not by id.
+    const names = { channel: (id: number) => store.streams.get(id)?.name, user: (id: number) => store.users.get(id)?.email };
+    [title, sub] = ['Search results', narrowToSearch(narrow, names)];
+  }
   const muted = kind === 'topic' && store.isTopicMuted(streamId, topic!);
   const run = (fn: () => Promise<unknown>) => () => void fn().catch((e) => toast(e.message));
   return (
