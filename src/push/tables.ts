@@ -27,6 +27,8 @@ export interface PushDeviceTokenTable {
   token: string;
   ios_app_id: string | null;
   last_updated: Timestamp;
+  /** md5(token), generated: the unique key, as a token may outgrow an index row. */
+  token_digest: Generated<string>;
 }
 
 export interface PushTables {

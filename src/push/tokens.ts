@@ -5,6 +5,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
+import { sql } from 'kysely';
 import { transact } from '../db/transact.ts';
 import { badRequest, noBotRequests } from '../http/errors.ts';
 
@@ -35,7 +36,7 @@ export async function addPushToken(svc: Services, realm: Realm, user: User, kind
     tx
       .insertInto('push_device_tokens')
       .values({ realm_id: realm.id, user_id: user.id, kind, token, ios_app_id: iosAppId, last_updated: new Date() })
-      .onConflict((oc) => oc.columns(['user_id', 'kind', 'token']).doUpdateSet({ ios_app_id: iosAppId, last_updated: new Date() }))
+      .onConflict((oc) => oc.columns(['user_id', 'kind', 'token_digest']).doUpdateSet({ ios_app_id: iosAppId, last_updated: new Date() }))
       .execute(),
   );
 }
@@ -50,6 +51,7 @@ export async function removePushToken(svc: Services, realm: Realm, user: User, k
       .where('realm_id', '=', realm.id)
       .where('user_id', '=', user.id)
       .where('kind', '=', kind)
+      .where('token_digest', '=', sql<string>`md5(${token})`)
       .where('token', '=', token)
       .returning('id')
       .executeTakeFirst();

@@ -203,6 +203,17 @@ test('legacy push tokens are stored without a push service, and removed', async 
   assert.deepEqual(await tokensOf(alice.id), []);
 });
 
+test('legacy push tokens as long as the reference allows: stored once, removed (no index overflow)', async () => {
+  // 4,096 incompressible characters: more than a btree index row holds.
+  let x = 7;
+  const token = Array.from({ length: 4096 }, () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) % 16).toString(16)).join('');
+  ok(await alice.post('/users/me/apns_device_token', { token, appid: 'org.zulip.Zulip' }));
+  ok(await alice.post('/users/me/apns_device_token', { token, appid: 'org.zulip.Other' }));
+  assert.deepEqual(await tokensOf(alice.id), [{ kind: 'apns', token, ios_app_id: 'org.zulip.Other' }]);
+  ok(await alice.delete('/users/me/apns_device_token', { token }));
+  assert.deepEqual(await tokensOf(alice.id), []);
+});
+
 test('legacy push tokens: the reference checks', async () => {
   expectError(await alice.post('/users/me/android_gcm_reg_id', { token: '' }), 'Empty or invalid length token');
   expectError(await alice.post('/users/me/android_gcm_reg_id', { token: 'x'.repeat(4097) }), 'Empty or invalid length token');

@@ -32,6 +32,7 @@ import * as bots from './0170_bots.ts';
 import * as serverSecrets from './0180_server_secrets.ts';
 import * as email from './0200_email.ts';
 import * as missedMessageBatches from './0201_missed_message_batches.ts';
+import * as pushTokenHash from './0202_push_token_hash.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -65,4 +66,5 @@ export const migrations: Record<string, Migration> = {
   '0192_archived_attachments': archivedAttachments,
   '0200_email': email,
   '0201_missed_message_batches': missedMessageBatches,
+  '0202_push_token_hash': pushTokenHash,
 };
