@@ -11,6 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { renderSync } from '../src/markdown/index.ts';
 import { preloadEmoji } from '../src/markdown/emoji.ts';
+import { forgetRenderedTex } from '../src/markdown/math.ts';
 import { HOSTILE_CONTEXT, HOSTILE_SHAPES, plainOfSize } from './corpus/markdown-hostile.ts';
 
 const RUNS = 5;
@@ -26,6 +27,8 @@ function measure(content: string): { cpu: number; wall: number; cold: number } {
   let cpu = 0;
   let wall = 0;
   for (let i = 0; i < RUNS; i++) {
+    // Formulas already rendered would come from the cache: each run starts without it.
+    forgetRenderedTex();
     const c = process.cpuUsage();
     const t = performance.now();
     renderSync(content, HOSTILE_CONTEXT);

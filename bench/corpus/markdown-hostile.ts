@@ -84,6 +84,7 @@ export const HOSTILE_SHAPES: HostileShape[] = [
   { name: 'linkifier every word char', content: fill('ab ') },
   { name: 'timestamps', content: fill('<time:2024-01-01T00:00:00Z> ') },
   { name: 'inline math', content: fill('$$x^2$$ ') },
+  { name: 'distinct inline math', content: runsUpTo(1000, (i) => `$$x^{${i}}$$`).slice(0, MAX_MESSAGE_LENGTH) },
   { name: 'strong and emphasis', content: fill('**a** *b* ') },
   { name: 'unclosed emphasis', content: fill('*a **b ') },
   { name: 'spoilers', content: fill('```spoiler x\ny\n```\n') },

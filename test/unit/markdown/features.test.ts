@@ -187,6 +187,16 @@ test('time, /me, escaped HTML, math', () => {
   assert.equal(html('$$\\error{x}$$'), '<p><span class="tex-error">$$\\error{x}$$</span></p>');
 });
 
+test('math: a formula rendered before renders the same; inline and display do not share', () => {
+  const inline = html('$$y^3$$');
+  assert.equal(html('$$y^3$$'), inline);
+  assert.equal(html('$$\\error{x}$$ $$\\error{x}$$'), '<p><span class="tex-error">$$\\error{x}$$</span> <span class="tex-error">$$\\error{x}$$</span></p>');
+  const display = html('```math\ny^3\n```');
+  assert.match(display, /katex-display/);
+  assert.doesNotMatch(inline, /katex-display/);
+  assert.equal(html('```math\ny^3\n```'), display);
+});
+
 test('code blocks carry the language and highlighting classes', () => {
   assert.equal(
     html('```python\nx = 1\n```'),
