@@ -19,20 +19,17 @@ export class HtmlStash {
     return placeholder(this.blocks.length - 1);
   }
 
-  /** Substitutes stashed HTML back, repeatedly, as stashed HTML may hold placeholders itself. */
-  restore(text: string): string {
-    if (!this.blocks.length) return text;
-    for (let depth = 0; depth < 50; depth++) {
-      const next = text.replace(PLACEHOLDER_RE, (whole, inP: string | undefined, br: string | undefined, bare: string | undefined) => {
-        const html = this.blocks[Number(inP ?? bare)];
-        if (html === undefined) return whole;
-        if (inP !== undefined) return isBlockLevelHtml(html) ? html : `<p>${html}${br ?? ''}</p>`;
-        return html;
-      });
-      if (next === text) return text;
-      text = next;
-    }
-    return text;
+  /** Substitutes stashed HTML back; stashed HTML may hold placeholders itself (up to 50 deep). */
+  restore(text: string, depth = 0): string {
+    if (!this.blocks.length || depth >= 50 || !text.includes(STX)) return text;
+    return text.replace(PLACEHOLDER_RE, (whole, inP: string | undefined, br: string | undefined, bare: string | undefined) => {
+      const stored = this.blocks[Number(inP ?? bare)];
+      if (stored === undefined) return whole;
+      // One pass over the text, then only into the blocks that hold placeholders.
+      const html = this.restore(stored, depth + 1);
+      if (inP !== undefined) return isBlockLevelHtml(stored) ? html : `<p>${html}${br ?? ''}</p>`;
+      return html;
+    });
   }
 }
 
