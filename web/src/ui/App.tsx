@@ -146,7 +146,7 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
           Skip to messages
         </a>
         <header class="topbar">
-          <button class="icon-button nav-toggle" aria-label="Open the channel list" aria-expanded={navOpen} onClick={() => setNavOpen(!navOpen)}>
+          <button type="button" class="icon-button nav-toggle" aria-label="Open the channel list" aria-expanded={navOpen} onClick={() => setNavOpen(!navOpen)}>
             <Icon name="menu" />
           </button>
           <a class="brand" href="#feed">
@@ -162,15 +162,15 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
             <SearchInput inputRef={searchRef} initial={searchText} key={hash} />
           </form>
           <ConnectionBadge conn={conn} />
-          <button class="icon-button" aria-label="Settings" title="Settings" onClick={() => setDialog({ kind: 'settings' })}>
+          <button type="button" class="icon-button" aria-label="Settings" title="Settings" onClick={() => setDialog({ kind: 'settings' })}>
             <Icon name="gear" />
           </button>
           {store.canAdmin() && (
-            <button class="icon-button" aria-label="Organization administration" title="Organization administration" onClick={() => setDialog({ kind: 'admin' })}>
+            <button type="button" class="icon-button" aria-label="Organization administration" title="Organization administration" onClick={() => setDialog({ kind: 'admin' })}>
               <Icon name="shield" />
             </button>
           )}
-          <button class="text-button" onClick={() => void api.post('/accounts/logout', {}, { raw: true }).finally(() => location.assign('/login'))}>
+          <button type="button" class="text-button" onClick={() => void api.post('/accounts/logout', {}, { raw: true }).finally(() => location.assign('/login'))}>
             Log out
           </button>
         </header>

@@ -68,13 +68,17 @@ export function LoginPage() {
             <label for="reset-email">Email</label>
             <input id="reset-email" type="email" autocomplete="email" required />
             <ErrorLine error={error} />
-            <button class="primary" disabled={busy}>
+            <button type="submit" class="primary" disabled={busy}>
               Send reset link
             </button>
           </form>
         )}
         <p>
-          <a href="/login" onClick={(e) => (e.preventDefault(), setForgot(false), setSent(false))}>
+          <a href="/login" onClick={(e) => {
+            e.preventDefault();
+            setForgot(false);
+            setSent(false);
+          }}>
             Back to sign in
           </a>
         </p>
@@ -89,14 +93,14 @@ export function LoginPage() {
         <label for="login-password">Password</label>
         <input id="login-password" name="password" type="password" autocomplete="current-password" required />
         <ErrorLine error={error} />
-        <button class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
       <p>
-        <a href="#forgot" onClick={(e) => (e.preventDefault(), setForgot(true))}>
+        <button type="button" class="text-button" onClick={() => setForgot(true)}>
           Forgot your password?
-        </a>
+        </button>
       </p>
     </AuthFrame>
   );
@@ -125,7 +129,7 @@ export function ResetPage({ token }: { token: string }) {
           <label for="new-password-2">Repeat it</label>
           <input id="new-password-2" type="password" autocomplete="new-password" required />
           <ErrorLine error={error} />
-          <button class="primary" disabled={busy}>
+          <button type="submit" class="primary" disabled={busy}>
             Change password
           </button>
         </form>
@@ -152,7 +156,7 @@ export function JoinPage({ inviteKey }: { inviteKey: string }) {
         <label for="join-password">Password</label>
         <input id="join-password" type="password" autocomplete="new-password" required />
         <ErrorLine error={error} />
-        <button class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={busy}>
           Create my account
         </button>
       </form>

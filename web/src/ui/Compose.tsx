@@ -286,7 +286,7 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
       </div>
       <div class="compose-body">
         {preview !== null ? (
-          <div class="preview rendered" aria-label="Preview" dangerouslySetInnerHTML={{ __html: preview }} />
+          <div class="preview rendered" role="region" aria-label="Preview" dangerouslySetInnerHTML={{ __html: preview }} />
         ) : (
           <>
             <label for="compose-textarea" class="visually-hidden">
@@ -316,7 +316,10 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
         {sugg && sugg.items.length > 0 && (
           <ul class="suggestions" id={listId} role="listbox" aria-label="Suggestions">
             {sugg.items.map((s, i) => (
-              <li key={s.key} id={`sugg-${i}`} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseDown={(e) => (e.preventDefault(), pick(s))}>
+              <li key={s.key} id={`sugg-${i}`} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseDown={(e) => {
+                e.preventDefault();
+                pick(s);
+              }}>
                 {s.img ? <img src={s.img} alt="" class="avatar tiny" /> : s.icon ? <span class="sugg-icon">{s.icon}</span> : null}
                 <span>{s.label}</span>
                 {s.detail && <span class="detail">{s.detail}</span>}

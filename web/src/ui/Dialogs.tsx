@@ -25,7 +25,7 @@ function Modal({ title, onClose, children, wide }: { title: string; onClose(): v
       <div class={`modal ${wide ? 'wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby="modal-title" ref={ref}>
         <div class="modal-head">
           <h2 id="modal-title">{title}</h2>
-          <button class="icon-button close" aria-label="Close" onClick={onClose}>
+          <button type="button" class="icon-button close" aria-label="Close" onClick={onClose}>
             <Icon name="close" />
           </button>
         </div>
@@ -105,7 +105,7 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           <a class="button" href={`#narrow/dm/${userId}`} onClick={onClose}>
             Direct messages
           </a>
-          <button
+          <button type="button"
             class="primary"
             onClick={() => {
               onClose();
@@ -143,7 +143,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }) {
           <label for="set-name">Name</label>
           <div class="row">
             <input id="set-name" defaultValue={store.me.full_name} />
-            <button class="primary">Save name</button>
+            <button type="submit" class="primary">Save name</button>
           </div>
         </form>
         <div class="row avatar-row">
@@ -178,7 +178,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }) {
           <input id="old-pw" type="password" autocomplete="current-password" />
           <label for="new-pw">New password</label>
           <input id="new-pw" type="password" autocomplete="new-password" />
-          <button class="primary">Change password</button>
+          <button type="submit" class="primary">Change password</button>
         </form>
       </section>
       <section aria-labelledby="set-display">
@@ -231,7 +231,7 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
           <label class="check">
             <input id="new-channel-private" type="checkbox" /> Private
           </label>
-          <button class="primary">Create channel</button>
+          <button type="submit" class="primary">Create channel</button>
         </form>
       </section>
       <section aria-labelledby="adm-invite">
@@ -253,7 +253,7 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
             ))}
           </select>
           <div class="row">
-            <button class="primary">Send invitations</button>
+            <button type="submit" class="primary">Send invitations</button>
             <button type="button" onClick={() => act(async () => setLink((await api.post('/invites/multiuse', { stream_ids: defaultStreams, invite_as: ROLE_MEMBER, invite_expires_in_minutes: 14400 })).invite_link), 'Link created.')}>
               Create an invitation link
             </button>
@@ -337,7 +337,7 @@ export function MoveDialog({ message, onClose }: { message: Message; onClose(): 
           <option value="change_later">This message and those after it</option>
           <option value="change_one">Only this message</option>
         </select>
-        <button class="primary">Move</button>
+        <button type="submit" class="primary">Move</button>
         <Status ok={ok} err={err} />
       </form>
     </Modal>

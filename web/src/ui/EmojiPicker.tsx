@@ -35,7 +35,7 @@ export function EmojiPicker({ anchor, onPick, onClose }: { anchor: HTMLElement; 
         />
         <div class="emoji-grid" role="listbox" aria-label="Emoji">
           {items.map((e) => (
-            <button key={e.type + e.code} role="option" aria-selected={false} title={`:${e.name}:`} aria-label={e.name} onClick={() => onPick(e)}>
+            <button type="button" key={e.type + e.code} role="option" aria-selected={false} title={`:${e.name}:`} aria-label={e.name} onClick={() => onPick(e)}>
               {e.url ? <img src={e.url} alt="" /> : codeToChar(e.code)}
             </button>
           ))}

@@ -298,6 +298,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
   };
   const streamName = m.type === 'stream' ? (store.streams.get(m.stream_id!)?.name ?? String(m.display_recipient)) : '';
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the message; from the keyboard j, k and the arrows do
     <article
       class={`msg ${p.selected ? 'selected' : ''} ${mentioned ? 'mentioned' : ''} ${m.local_id ? 'local' : ''} ${store.unreads.isUnread(m.id) ? 'unread' : ''}`}
       data-id={m.id}
@@ -328,7 +329,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
       <div class={`msg-row ${p.showSender ? 'first' : ''}`}>
         <div class="msg-gutter">
           {p.showSender ? (
-            <button class="avatar-button" onClick={() => showUser(m.sender_id)} tabIndex={-1} aria-hidden="true">
+            <button type="button" class="avatar-button" onClick={() => showUser(m.sender_id)} tabIndex={-1} aria-hidden="true">
               <Avatar store={store} userId={m.sender_id} fallback={m.avatar_url} name={m.sender_full_name} />
             </button>
           ) : (
@@ -338,7 +339,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
         <div class="msg-main">
           {p.showSender && (
             <div class="msg-head">
-              <button class="sender" onClick={() => showUser(m.sender_id)}>
+              <button type="button" class="sender" onClick={() => showUser(m.sender_id)}>
                 {m.sender_full_name}
               </button>
               <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{formatTime(m.timestamp)}</time>
@@ -360,7 +361,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
                 ref={(el) => el?.focus()}
               />
               <div class="edit-buttons">
-                <button class="primary">Save</button>
+                <button type="submit" class="primary">Save</button>
                 <button type="button" onClick={() => setEditing(null)}>
                   Cancel
                 </button>
@@ -382,7 +383,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
           {reactions.length > 0 && (
             <div class="reactions" role="group" aria-label="Reactions">
               {reactions.map((r) => (
-                <button
+                <button type="button"
                   key={r.code}
                   class={`reaction ${r.mine ? 'mine' : ''}`}
                   aria-pressed={r.mine}
@@ -393,7 +394,7 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
                   <EmojiGlyph type={r.type} code={r.code} name={r.name} /> {r.count}
                 </button>
               ))}
-              <button class="reaction add" aria-label="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
+              <button type="button" class="reaction add" aria-label="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
                 +
               </button>
             </div>
@@ -401,27 +402,27 @@ const MessageItem = memo(function MessageItem(p: ItemProps) {
         </div>
         {!m.local_id && (
           <div class="msg-actions" role="toolbar" aria-label="Message actions">
-            <button aria-label="Add a reaction" title="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
+            <button type="button" aria-label="Add a reaction" title="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
               <Icon name="smile" />
             </button>
-            <button aria-label={m.flags.includes('starred') ? 'Unstar' : 'Star'} aria-pressed={m.flags.includes('starred')} title="Star" class={m.flags.includes('starred') ? 'starred' : ''} onClick={() => run(() => actions.toggleStar(m))}>
+            <button type="button" aria-label={m.flags.includes('starred') ? 'Unstar' : 'Star'} aria-pressed={m.flags.includes('starred')} title="Star" class={m.flags.includes('starred') ? 'starred' : ''} onClick={() => run(() => actions.toggleStar(m))}>
               <Icon name="star" filled={m.flags.includes('starred')} />
             </button>
-            <button aria-label="Reply" title="Reply (r)" onClick={() => compose(replyTarget(store, m))}>
+            <button type="button" aria-label="Reply" title="Reply (r)" onClick={() => compose(replyTarget(store, m))}>
               <Icon name="reply" />
             </button>
             {own && (
-              <button aria-label="Edit" title="Edit" onClick={startEdit}>
+              <button type="button" aria-label="Edit" title="Edit" onClick={startEdit}>
                 <Icon name="edit" />
               </button>
             )}
             {m.type === 'stream' && (
-              <button aria-label="Move topic" title="Move or rename topic" onClick={() => openModal('move', m)}>
+              <button type="button" aria-label="Move topic" title="Move or rename topic" onClick={() => openModal('move', m)}>
                 <Icon name="move" />
               </button>
             )}
             {(own || store.canAdmin()) && (
-              <button aria-label="Delete" title="Delete" onClick={() => confirm('Delete this message?') && run(() => actions.remove(m.id))}>
+              <button type="button" aria-label="Delete" title="Delete" onClick={() => confirm('Delete this message?') && run(() => actions.remove(m.id))}>
                 <Icon name="trash" />
               </button>
             )}

@@ -6,10 +6,14 @@ import { Avatar } from './Avatar.tsx';
 import { narrowHashFor, useUi } from './ctx.ts';
 
 function Count({ n, label }: { n: number; label: string }) {
+  // The badge shows the number; screen readers hear the sentence beside it.
   return n > 0 ? (
-    <span class="count" aria-label={`${n} unread ${label}`}>
-      {n}
-    </span>
+    <>
+      <span class="count" aria-hidden="true">
+        {n}
+      </span>
+      <span class="visually-hidden">{`${n} unread ${label}`}</span>
+    </>
   ) : null;
 }
 
@@ -133,7 +137,7 @@ export function PeopleList() {
       <ul aria-label="People in this organization">
         {people.map(({ u }) => (
           <li key={u.user_id}>
-            <button class="person" onClick={() => showUser(u.user_id)}>
+            <button type="button" class="person" onClick={() => showUser(u.user_id)}>
               <PresenceDot store={store} userId={u.user_id} />
               <Avatar store={store} userId={u.user_id} size="tiny" />
               <span class="name">{u.full_name}</span>

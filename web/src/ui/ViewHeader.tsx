@@ -38,12 +38,12 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
       </div>
       <div class="view-actions">
         {kind === 'topic' && (
-          <button class="text-button" onClick={run(() => api.post('/user_topics', { stream_id: streamId, topic, visibility_policy: muted ? 0 : 1 }))}>
+          <button type="button" class="text-button" onClick={run(() => api.post('/user_topics', { stream_id: streamId, topic, visibility_policy: muted ? 0 : 1 }))}>
             {muted ? 'Unmute topic' : 'Mute topic'}
           </button>
         )}
         {kind !== 'search' && (
-          <button class="text-button" onClick={run(() => actions.markNarrowRead(narrow))}>
+          <button type="button" class="text-button" onClick={run(() => actions.markNarrowRead(narrow))}>
             Mark all as read
           </button>
         )}
