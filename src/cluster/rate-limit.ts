@@ -2,12 +2,12 @@
 // in Redis: one sorted set of request times per key, trimmed, counted and added
 // to atomically by one script, expiring with its window. Redis's own clock is
 // the clock, so machines whose clocks differ still share one window. If the
-// broker cannot be reached, requests are let through (and logged) rather than
-// refused: the limits protect the service, they must not take it down.
+// broker cannot be reached, each process counts in its own memory meanwhile
+// (logged): the limits still hold per process, and no request waits on Redis.
 
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { windowResult, type RateLimiter, type RateLimitResult } from '../auth/rate-limit.ts';
+import { memoryRateLimiter, windowResult, type RateLimiter, type RateLimitResult } from '../auth/rate-limit.ts';
 import type { Broker } from './broker.ts';
 
 // KEYS[1]: the window; ARGV: window ms, max, record (1 or 0), a unique member.
@@ -29,8 +29,9 @@ local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2] or now
 return {allowed and 1 or 0, n, tonumber(oldest), tonumber(newest), now}
 `;
 
-export function brokerRateLimiter(broker: Broker, log: Logger): RateLimiter {
+export function brokerRateLimiter(broker: Pick<Broker, 'cmd' | 'key'>, log: Logger): RateLimiter {
   const key = (k: string) => broker.key(`rl:${k}`);
+  const local = memoryRateLimiter();
 
   async function window(k: string, max: number, windowSeconds: number, record: boolean): Promise<RateLimitResult> {
     const windowMs = windowSeconds * 1000;
@@ -39,9 +40,8 @@ export function brokerRateLimiter(broker: Broker, log: Logger): RateLimiter {
       const [allowed, n, oldest, newest, now] = (await broker.cmd.eval(WINDOW_SCRIPT, 1, key(k), windowMs, max, record ? '1' : '0', member)) as number[];
       return windowResult(n, oldest, newest, max, windowMs, now, allowed === 1);
     } catch (err) {
-      log.warn({ err }, 'rate limit unavailable (broker): request let through');
-      const t = Date.now();
-      return windowResult(0, t, t, max, windowMs, t, true);
+      log.warn({ err }, 'rate limit unavailable (broker): counted by this process alone');
+      return record ? local.hit(k, max, windowSeconds) : local.peek(k, max, windowSeconds);
     }
   }
 
@@ -49,6 +49,7 @@ export function brokerRateLimiter(broker: Broker, log: Logger): RateLimiter {
     hit: (k, max, windowSeconds) => window(k, max, windowSeconds, true),
     peek: (k, max, windowSeconds) => window(k, max, windowSeconds, false),
     async reset(k) {
+      local.reset(k);
       await broker.cmd.del(key(k)).catch((err) => log.warn({ err }, 'rate limit reset failed (broker)'));
     },
   };

@@ -29,3 +29,18 @@ test('peek does not count', () => {
   assert.equal(limiter.hit('k', 1, 60).allowed, true);
   assert.equal(limiter.peek('k', 1, 60).allowed, false);
 });
+
+test('with the broker unreachable, limits are counted in the process: still refused past max', async () => {
+  const { brokerRateLimiter } = await import('../../src/cluster/rate-limit.ts');
+  const pino = (await import('pino')).default;
+  const down = () => Promise.reject(new Error('Connection is closed.'));
+  const broker = { key: (k: string) => `t:${k}`, cmd: { eval: down, del: down } } as any;
+  const limiter = brokerRateLimiter(broker, pino({ level: 'silent' }));
+  for (let i = 0; i < 3; i++) assert.equal((await limiter.hit('login:1', 3, 60)).allowed, true);
+  assert.equal((await limiter.peek('login:1', 3, 60)).allowed, false);
+  const refused = await limiter.hit('login:1', 3, 60);
+  assert.equal(refused.allowed, false);
+  assert.ok(refused.retryAfter > 0);
+  await limiter.reset('login:1');
+  assert.equal((await limiter.hit('login:1', 3, 60)).allowed, true);
+});
