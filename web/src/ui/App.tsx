@@ -35,6 +35,7 @@ export function App() {
     });
     const start = async () => {
       try {
+        actions.prefetch(hashToNarrow(location.hash) ?? []);
         await loop.start();
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) return location.assign('/login');
@@ -49,7 +50,7 @@ export function App() {
       loop.stop();
       window.removeEventListener('online', online);
     };
-  }, [store]);
+  }, [store, actions]);
 
   if (!ready) {
     return (
