@@ -17,13 +17,8 @@ import { syncSystemGroupMembership } from '../user_groups/system-group-actions.t
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
 import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
-import {
-  addSubscriptions,
-  announceChannelSettingMembers,
-  announceChannelVisibility,
-  announceSubscriberActivity,
-  subscribeToDefaultChannels,
-} from '../channels/actions.ts';
+import { announceChannelSettingMembers, announceChannelVisibility } from '../channels/actions.ts';
+import { addSubscriptions, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/subscription-actions.ts';
 import { announceRealmSettingMembers } from '../realm/settings-actions.ts';
 import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
