@@ -9,8 +9,8 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
-import { isAdmin, isGuest, isOwner } from '../users/roles.ts';
+import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
+import { isGuest } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { prerenderHtml, renderHtml } from '../rendering/index.ts';
 import {
@@ -43,6 +43,7 @@ import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { emitChannelUpdate, emitChannelsCreated, emitDefaultChannels, emitUnarchived } from './events.ts';
 import { DELETE_POLICY_SETTINGS, checkDeletePolicyPermission, checkFolder, insertChannel, type ChannelSettings } from './create.ts';
 import { addSubscriptions, loseSight, resolvePrincipals } from './subscription-actions.ts';
+import { requireAdmin, requireOwner } from '../users/access.ts';
 
 /** POST /channels/create (FL 417): creates one channel with its first subscribers. */
 export async function createChannel(
@@ -120,7 +121,7 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
       if (channel !== before) await tell(accessChangedNotice(actor, before, channel));
     }
     if (ch.message_retention_days !== undefined && ch.message_retention_days !== channel.message_retention_days) {
-      if (!isOwner(actor)) throw mustBeOwner();
+      requireOwner(actor);
       const old = channel.message_retention_days;
       channel = await setColumns(tx, channel, { message_retention_days: ch.message_retention_days });
       await emitChannelUpdate(svc, tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
@@ -172,7 +173,7 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
       }
     }
     if (ch.is_default_stream !== undefined) {
-      if (!isAdmin(actor)) throw mustBeAdmin();
+      requireAdmin(actor);
       await setDefault(tx, emit, realm, channel, ch.is_default_stream);
     }
     if (ch.is_archived === true && !channel.is_archived) channel = await archive(svc, tx, emit, realm, channel);
@@ -319,7 +320,7 @@ export async function createInitialChannels(
 
 /** POST/DELETE /default_streams: administrators only. */
 export async function setDefaultChannel(svc: Services, realm: Realm, actor: User, channelId: number, on: boolean): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const channel = await accessChannel(tx, await channelViewer(tx, realm, actor), channelId);
     if (!on && !(await isDefault(tx, channel.id))) throw badRequest('Channel is not a default channel.');

@@ -6,7 +6,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest, insufficientPermission, mustBeOwner } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, emailRefusal, isValidEmail } from './validation.ts';
@@ -27,6 +27,7 @@ import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
+import { requireAdmin } from './access.ts';
 
 export interface NewUser {
   email: string;
@@ -228,7 +229,7 @@ export interface UserChanges {
 
 /** PATCH /users/{user_id} (spec endpoint 13, digest 1.13). */
 export async function updateUser(svc: Services, realm: Realm, actor: User, targetId: number, changes: UserChanges): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
@@ -372,7 +373,7 @@ export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: U
 
 /** POST /users/{user_id}/reactivate: administrators only. */
 export async function reactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (target.is_active) throw badRequest('User is already active.');
