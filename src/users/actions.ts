@@ -27,7 +27,7 @@ import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
-import { requireAdmin } from './access.ts';
+import { requireAdmin, requireOwnerForOwnerRole } from './access.ts';
 
 export interface NewUser {
   email: string;
@@ -255,7 +255,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
 export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
-  if (actor && (role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
+  if (actor) requireOwnerForOwnerRole(actor, role, target.role);
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
