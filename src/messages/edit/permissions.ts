@@ -6,7 +6,7 @@ import type { Message } from '../tables.ts';
 import type { Tx } from '../../db/transact.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { settingsOf } from '../../realm/queries.ts';
-import { isAdmin, isModerator } from '../../users/roles.ts';
+import { isModerator } from '../../users/roles.ts';
 import {
   canAdminister,
   hasContentAccess,
@@ -32,7 +32,7 @@ function withinLimit(message: Message, now: Date, limit: number | null): boolean
 
 /** May move messages between topics of a channel (the reference's can_move_messages_within_channel). */
 function canMoveWithinChannel(v: ChannelViewer, channel: Channel): boolean {
-  return isAdmin(v.user) || canAdminister(v, channel) || holdsChannelPermission(v, channel, 'can_move_messages_within_channel_group');
+  return canAdminister(v, channel) || holdsChannelPermission(v, channel, 'can_move_messages_within_channel_group');
 }
 
 /** A topic edit: the organization's permission, or the channel's in the channel it leaves or enters. */
@@ -50,7 +50,6 @@ function canResolveTopics(v: ChannelViewer, from: Channel, to: Channel): boolean
 
 function canMoveOutOfChannel(v: ChannelViewer, channel: Channel): boolean {
   return (
-    isAdmin(v.user) ||
     holdsRealmPermission(v, 'can_move_messages_between_channels_group') ||
     canAdminister(v, channel) ||
     holdsChannelPermission(v, channel, 'can_move_messages_out_of_channel_group')
