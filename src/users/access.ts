@@ -27,8 +27,13 @@ export function requireOwnerForOwnerRole(actor: Pick<User, 'role'>, ...roles: nu
   if (roles.includes(ROLE.OWNER)) requireOwner(actor);
 }
 
+/** Anyone but guests. */
+export function requireNotGuest(user: Pick<User, 'role'>): void {
+  if (isGuest(user)) throw badRequest('Not allowed for guest users');
+}
+
 /** Endpoints for human members: guests and bots are refused (Zulip's require_member_or_admin). */
 export function requireMemberOrAdmin(user: User): void {
-  if (isGuest(user)) throw badRequest('Not allowed for guest users');
+  requireNotGuest(user);
   if (user.bot_type !== null) throw badRequest('This endpoint does not accept bot requests.');
 }
