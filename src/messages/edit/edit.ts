@@ -22,7 +22,7 @@ import { messageToChange } from '../access.ts';
 import { requestedChange, resolution, type Edit, type EditRequest } from './request.ts';
 import { checkChannelRules, checkContentRules, checkTopicRules, checkWholeTopicMovable, destination } from './permissions.ts';
 import { claimContentLinks, contentChange, contentColumns, prerenderEdit, writeMentionFlags, type ContentChange, type Prerendered } from './content.ts';
-import { announceFirstMessageIds, beforeMove, messagesToChange, moveRest, moveTopicState, settleReaders, type Placement } from './move.ts';
+import { announceFirstMessageIds, beforeMove, messagesToChange, moveRest, moveTopicState, settleReaders, type BeforeMove, type Placement } from './move.ts';
 import { emitUpdate } from './event.ts';
 import { postMoveNotices } from './notices.ts';
 
@@ -61,46 +61,34 @@ async function checkedEdit(tx: Tx, viewer: ChannelViewer, messageId: number, req
 async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, edit: Edit, content: ContentChange | undefined, req: EditRequest) {
   const { realm, user: actor } = viewer;
   const { message, from, to } = edit;
+  const w = await writeEdit(tx, emit, viewer, edit, content);
   const streamMoved = edit.streamId !== undefined;
-  const changedIds = await messagesToChange(tx, viewer, edit);
-  const timestamp = Math.floor(edit.now.getTime() / 1000);
-  const countsAsMove = edit.moved && !(edit.resolves && !streamMoved);
-  const before = await beforeMove(tx, edit, changedIds);
-  const recipientId = to && streamMoved ? await channelRecipientId(tx, realm.id, to.id) : message.recipient_id;
-  const placement: Placement = { changedIds, timestamp, recipientId, countsAsMove };
-
-  await writeEditedMessage(tx, viewer, edit, content, placement);
-  const detached = content ? await claimContentLinks(tx, emit, viewer, message.id, content) : [];
-  await moveRest(tx, viewer, edit, placement);
-  if (content) await writeMentionFlags(tx, message.id, content);
-  const losing = await settleReaders(tx, emit, realm, edit, changedIds);
-
   // Only a resolve (or unresolve) of the topic, nothing else, is announced as one.
   const announcedResolution = edit.topic !== undefined && content === undefined && !streamMoved ? edit.resolves : null;
   const { wholeTopic, followers } = await moveTopicState(tx, emit, viewer, edit, {
-    changedIds,
-    targetHadMessages: before.targetHadMessages,
-    losing,
+    changedIds: w.changedIds,
+    targetHadMessages: w.before.targetHadMessages,
+    losing: w.losing,
     announcedResolution: announcedResolution !== null,
   });
   await emitUpdate(tx, emit, realm, {
     actor,
     message,
-    changedIds,
-    timestamp,
+    changedIds: w.changedIds,
+    timestamp: w.timestamp,
     from,
     to,
-    losing,
+    losing: w.losing,
     content: content && { content: content.content, rendered: content.rendered },
     topic: edit.topic,
     streamMoved,
     propagateMode: req.propagate_mode,
   });
-  await announceFirstMessageIds(svc, tx, emit, realm, edit, before);
+  await announceFirstMessageIds(svc, tx, emit, realm, edit, w.before);
   if (from && to && edit.moved) {
-    const moved = { actor, from, fromTopic: message.topic, to, toTopic: edit.toTopic, messageId: message.id, count: changedIds.length, wholeTopic, realmUrl: realmUrl(realm, svc.config) };
+    const moved = { actor, from, fromTopic: message.topic, to, toTopic: edit.toTopic, messageId: message.id, count: w.changedIds.length, wholeTopic, realmUrl: realmUrl(realm, svc.config) };
     await postMoveNotices(svc, tx, emit, viewer, moved, {
-      changedIds,
+      changedIds: w.changedIds,
       resolution: announcedResolution,
       followers,
       resolves: edit.resolves !== null,
@@ -109,7 +97,34 @@ async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewe
       toNewThread: req.send_notification_to_new_thread,
     });
   }
-  return { detached_uploads: detached };
+  return { detached_uploads: w.detached };
+}
+
+/** What the writes of an edit leave for its events and notices. */
+interface Written extends Placement {
+  before: BeforeMove;
+  /** Users who can no longer read the messages. */
+  losing: Set<number>;
+  /** The files the new content no longer links. */
+  detached: unknown[];
+}
+
+/** The writes: the edited message, its files, the rest of its topic, mention flags, who still reads them. */
+async function writeEdit(tx: Tx, emit: Emit, viewer: ChannelViewer, edit: Edit, content: ContentChange | undefined): Promise<Written> {
+  const { message, to } = edit;
+  const streamMoved = edit.streamId !== undefined;
+  const changedIds = await messagesToChange(tx, viewer, edit);
+  const timestamp = Math.floor(edit.now.getTime() / 1000);
+  const countsAsMove = edit.moved && !(edit.resolves && !streamMoved);
+  const before = await beforeMove(tx, edit, changedIds);
+  const recipientId = to && streamMoved ? await channelRecipientId(tx, viewer.realm.id, to.id) : message.recipient_id;
+  const placement: Placement = { changedIds, timestamp, recipientId, countsAsMove };
+  await writeEditedMessage(tx, viewer, edit, content, placement);
+  const detached = content ? await claimContentLinks(tx, emit, viewer, message.id, content) : [];
+  await moveRest(tx, viewer, edit, placement);
+  if (content) await writeMentionFlags(tx, message.id, content);
+  const losing = await settleReaders(tx, emit, viewer.realm, edit, changedIds);
+  return { ...placement, before, losing, detached };
 }
 
 /** The edited message: its own history entry has everything this edit changed. */
