@@ -106,71 +106,26 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
     const viewer = await channelViewer(tx, realm, actor);
     let channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
-    const tell = (notice: Notice) => sendNotices(svc, tx, emit, realm, [notice]);
+    const u: Update = { svc, tx, emit, viewer, tell: (notice) => sendNotices(svc, tx, emit, realm, [notice]) };
 
     // Unarchiving first: the other changes apply to a live channel.
-    if (ch.is_archived === false && channel.is_archived) {
-      channel = await setColumns(tx, channel, { is_archived: false });
-      await emitChannelUpdate(svc, tx, emit, realm, channel, 'is_archived', false);
-      await emitUnarchived(svc, tx, emit, realm, channel);
-      await tell(unarchivedNotice(channel));
-    }
+    if (ch.is_archived === false && channel.is_archived) channel = await unarchive(u, channel);
     if (ch.is_private !== undefined || ch.is_web_public !== undefined || ch.history_public_to_subscribers !== undefined) {
       const before = channel;
       channel = await changePrivacy(svc, tx, emit, viewer, channel, ch);
-      if (channel !== before) await tell(accessChangedNotice(actor, before, channel));
+      if (channel !== before) await u.tell(accessChangedNotice(actor, before, channel));
     }
-    if (ch.message_retention_days !== undefined && ch.message_retention_days !== channel.message_retention_days) {
-      requireOwner(actor);
-      const old = channel.message_retention_days;
-      channel = await setColumns(tx, channel, { message_retention_days: ch.message_retention_days });
-      await emitChannelUpdate(svc, tx, emit, realm, channel, 'message_retention_days', ch.message_retention_days);
-      await tell(retentionChangedNotice(realm, actor, channel, old));
-    }
-    if (ch.topics_policy !== undefined && ch.topics_policy !== channel.topics_policy) {
-      if (ch.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
-      if (ch.topics_policy === 'empty_topic_only') await checkOnlyEmptyTopic(svc, tx, channel);
-      const old = channel.topics_policy;
-      channel = await setColumns(tx, channel, { topics_policy: ch.topics_policy });
-      await emitChannelUpdate(svc, tx, emit, realm, channel, 'topics_policy', ch.topics_policy);
-      await tell(topicsPolicyChangedNotice(actor, channel, old));
-    }
-    if (ch.description !== undefined) {
-      const description = checkChannelDescription(ch.description);
-      if (description !== channel.description) {
-        const old = channel.description;
-        const rendered = html(description);
-        channel = await setColumns(tx, channel, { description, rendered_description: rendered });
-        await emitChannelUpdate(svc, tx, emit, realm, channel, 'description', description, { rendered_description: rendered });
-        await tell(descriptionChangedNotice(actor, channel, old));
-      }
-    }
-    if (ch.new_name !== undefined) {
-      const name = checkChannelName(ch.new_name);
-      if (name !== channel.name) {
-        const other = await getChannelByName(tx, realm.id, name);
-        if (other && other.id !== channel.id) throw badRequest('Channel name is already in use.');
-        const oldName = channel.name;
-        channel = await setColumns(tx, channel, { name });
-        await emitChannelUpdate(svc, tx, emit, realm, { ...channel, name: oldName }, 'name', name);
-        await tell(channelRenamedNotice(actor, channel, oldName));
-      }
-    }
+    channel = await changeRetention(u, channel, ch.message_retention_days);
+    channel = await changeTopicsPolicy(u, channel, ch.topics_policy);
+    if (ch.description !== undefined) channel = await changeDescription(u, channel, checkChannelDescription(ch.description), html);
+    if (ch.new_name !== undefined) channel = await rename(u, channel, checkChannelName(ch.new_name));
     if (ch.folder_id !== undefined && ch.folder_id !== channel.folder_id) {
       if (ch.folder_id !== null) await checkFolder(tx, realm.id, ch.folder_id);
       channel = await setColumns(tx, channel, { folder_id: ch.folder_id });
       await emitChannelUpdate(svc, tx, emit, realm, channel, 'folder_id', ch.folder_id);
     }
     for (const [setting, change] of Object.entries(ch.groups ?? {}) as [ChannelPermission, GroupSettingChange][]) {
-      if (DELETE_POLICY_SETTINGS.includes(setting)) checkDeletePolicyPermission(viewer);
-      const before = channel;
-      // Read before the change: an anonymous group it replaces is dropped.
-      const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, before.can_send_message_group_id) : undefined;
-      channel = await changeGroupSetting(svc, tx, emit, realm, channel, setting, change);
-      if (oldValue !== undefined && channel !== before) {
-        const newValue = await groupSettingValue(tx, channel.can_send_message_group_id);
-        await tell(await postingPermissionChangedNotice(tx, actor, channel, oldValue, newValue));
-      }
+      channel = await changePermission(u, channel, setting, change);
     }
     if (ch.is_default_stream !== undefined) {
       requireAdmin(actor);
@@ -178,6 +133,84 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
     }
     if (ch.is_archived === true && !channel.is_archived) channel = await archive(svc, tx, emit, realm, channel);
   });
+}
+
+/** What each change of a channel update works with. */
+interface Update {
+  svc: Services;
+  tx: Tx;
+  emit: Emit;
+  viewer: ChannelViewer;
+  /** Notification Bot's notice of a change, once it is written. */
+  tell: (notice: Notice) => Promise<unknown>;
+}
+
+async function unarchive(u: Update, channel: Channel): Promise<Channel> {
+  const { svc, tx, emit, viewer } = u;
+  const updated = await setColumns(tx, channel, { is_archived: false });
+  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'is_archived', false);
+  await emitUnarchived(svc, tx, emit, viewer.realm, updated);
+  await u.tell(unarchivedNotice(updated));
+  return updated;
+}
+
+/** Message retention: owners only. */
+async function changeRetention(u: Update, channel: Channel, days: number | null | undefined): Promise<Channel> {
+  if (days === undefined || days === channel.message_retention_days) return channel;
+  const { svc, tx, emit, viewer } = u;
+  requireOwner(viewer.user);
+  const updated = await setColumns(tx, channel, { message_retention_days: days });
+  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'message_retention_days', days);
+  await u.tell(retentionChangedNotice(viewer.realm, viewer.user, updated, channel.message_retention_days));
+  return updated;
+}
+
+async function changeTopicsPolicy(u: Update, channel: Channel, policy: TopicsPolicy | undefined): Promise<Channel> {
+  if (policy === undefined || policy === channel.topics_policy) return channel;
+  const { svc, tx, emit, viewer } = u;
+  if (policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
+  if (policy === 'empty_topic_only') await checkOnlyEmptyTopic(svc, tx, channel);
+  const updated = await setColumns(tx, channel, { topics_policy: policy });
+  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'topics_policy', policy);
+  await u.tell(topicsPolicyChangedNotice(viewer.user, updated, channel.topics_policy));
+  return updated;
+}
+
+/** A checked description, rendered before the transaction (`html`). */
+async function changeDescription(u: Update, channel: Channel, description: string, html: (text: string) => string): Promise<Channel> {
+  if (description === channel.description) return channel;
+  const { svc, tx, emit, viewer } = u;
+  const rendered = html(description);
+  const updated = await setColumns(tx, channel, { description, rendered_description: rendered });
+  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'description', description, { rendered_description: rendered });
+  await u.tell(descriptionChangedNotice(viewer.user, updated, channel.description));
+  return updated;
+}
+
+/** A checked name, unless another channel has it. */
+async function rename(u: Update, channel: Channel, name: string): Promise<Channel> {
+  if (name === channel.name) return channel;
+  const { svc, tx, emit, viewer } = u;
+  const other = await getChannelByName(tx, viewer.realm.id, name);
+  if (other && other.id !== channel.id) throw badRequest('Channel name is already in use.');
+  const updated = await setColumns(tx, channel, { name });
+  await emitChannelUpdate(svc, tx, emit, viewer.realm, { ...updated, name: channel.name }, 'name', name);
+  await u.tell(channelRenamedNotice(viewer.user, updated, channel.name));
+  return updated;
+}
+
+/** One permission setting; who may post is told of in the channel. */
+async function changePermission(u: Update, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
+  const { svc, tx, emit, viewer } = u;
+  if (DELETE_POLICY_SETTINGS.includes(setting)) checkDeletePolicyPermission(viewer);
+  // Read before the change: an anonymous group it replaces is dropped.
+  const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, channel.can_send_message_group_id) : undefined;
+  const updated = await changeGroupSetting(svc, tx, emit, viewer.realm, channel, setting, change);
+  if (oldValue !== undefined && updated !== channel) {
+    const newValue = await groupSettingValue(tx, updated.can_send_message_group_id);
+    await u.tell(await postingPermissionChangedNotice(tx, viewer.user, updated, oldValue, newValue));
+  }
+  return updated;
 }
 
 async function setColumns(tx: Tx, channel: Channel, values: Partial<Channel>): Promise<Channel> {
