@@ -13,7 +13,7 @@ import { isRowId } from '../db/ids.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
-import { canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, channelViewer, hasMetadataAccess } from './access.ts';
+import { canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, channelViewer, hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { accessChannelByName, channelAudience, getChannelByName, subscriberIds } from './queries.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { pickColor } from './format.ts';
@@ -64,61 +64,14 @@ export async function addSubscriptions(
     ...pairs.map((p) => p.user.id),
     ...[...(await subscriberIds(tx, [...new Set(pairs.map((p) => p.channel.id))])).values()].flat(),
   ]);
-  // Users who could not see a channel (private, or public to a guest) learn of it before joining.
-  const byChannelPairs = new Map<number, { channel: Channel; users: number[] }>();
-  for (const { user, channel } of pairs) {
-    const entry = byChannelPairs.get(channel.id) ?? { channel, users: [] };
-    entry.users.push(user.id);
-    byChannelPairs.set(channel.id, entry);
-  }
-  for (const { channel, users } of byChannelPairs.values()) {
-    const audience = new Set(await channelAudience(tx, realm, channel));
-    const newViewers = users.filter((id) => !audience.has(id));
-    if (newViewers.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers, subscribing: newViewers });
-  }
+  await introduceChannels(svc, tx, emit, realm, pairs);
   const added: { user: User; channel: Channel; sub: Subscription }[] = [];
   const already: Pair[] = [];
-  const colorsByUser = new Map<number, string[]>();
+  const nextColor = subscriptionColors(tx, chosenColors);
   for (const { user, channel } of pairs) {
-    const existing = await tx.selectFrom('subscriptions').selectAll().where('user_id', '=', user.id).where('channel_id', '=', channel.id).executeTakeFirst();
-    if (existing?.active) {
-      already.push({ user, channel });
-      continue;
-    }
-    let sub: Subscription;
-    if (existing) {
-      sub = await tx
-        .updateTable('subscriptions')
-        .set({ active: true })
-        .where('user_id', '=', user.id)
-        .where('channel_id', '=', channel.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    } else {
-      let colors = colorsByUser.get(user.id);
-      if (!colors) {
-        colors = (await tx.selectFrom('subscriptions').select('color').where('user_id', '=', user.id).execute()).map((r) => r.color);
-        colorsByUser.set(user.id, colors);
-      }
-      const color = chosenColors?.get(channel.id) ?? pickColor(colors);
-      colors.push(color);
-      sub = await tx
-        .insertInto('subscriptions')
-        .values({
-          realm_id: realm.id,
-          user_id: user.id,
-          channel_id: channel.id,
-          color,
-          desktop_notifications: null,
-          audible_notifications: null,
-          push_notifications: null,
-          email_notifications: null,
-          wildcard_mentions_notify: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
-    added.push({ user, channel, sub });
+    const sub = await storeSubscription(tx, realm, user, channel, nextColor);
+    if (sub) added.push({ user, channel, sub });
+    else already.push({ user, channel });
   }
   await emitSubscriptionsAdded(svc, tx, emit, realm, added);
   const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
@@ -130,6 +83,68 @@ export async function addSubscriptions(
   await emitPeerChanges(tx, emit, realm, 'peer_add', [...byChannel.values()]);
   await access.announce(emit);
   return { added, already };
+}
+
+/** Users who could not see a channel (private, or public to a guest) learn of it before joining. */
+async function introduceChannels(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, pairs: Pair[]): Promise<void> {
+  const byChannelPairs = new Map<number, { channel: Channel; users: number[] }>();
+  for (const { user, channel } of pairs) {
+    const entry = byChannelPairs.get(channel.id) ?? { channel, users: [] };
+    entry.users.push(user.id);
+    byChannelPairs.set(channel.id, entry);
+  }
+  for (const { channel, users } of byChannelPairs.values()) {
+    const audience = new Set(await channelAudience(tx, realm, channel));
+    const newViewers = users.filter((id) => !audience.has(id));
+    if (newViewers.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers, subscribing: newViewers });
+  }
+}
+
+/** The color of each new subscription: the one asked for, else one the user does not use yet. */
+type NextColor = (userId: number, channelId: number) => Promise<string>;
+
+function subscriptionColors(tx: Tx, chosen?: Map<number, string>): NextColor {
+  const byUser = new Map<number, string[]>();
+  return async (userId, channelId) => {
+    let colors = byUser.get(userId);
+    if (!colors) {
+      colors = (await tx.selectFrom('subscriptions').select('color').where('user_id', '=', userId).execute()).map((r) => r.color);
+      byUser.set(userId, colors);
+    }
+    const color = chosen?.get(channelId) ?? pickColor(colors);
+    colors.push(color);
+    return color;
+  };
+}
+
+/** One subscription, new or active again; undefined when it already was active. */
+async function storeSubscription(tx: Tx, realm: Realm, user: User, channel: Channel, nextColor: NextColor): Promise<Subscription | undefined> {
+  const existing = await tx.selectFrom('subscriptions').selectAll().where('user_id', '=', user.id).where('channel_id', '=', channel.id).executeTakeFirst();
+  if (existing?.active) return undefined;
+  if (existing) {
+    return tx
+      .updateTable('subscriptions')
+      .set({ active: true })
+      .where('user_id', '=', user.id)
+      .where('channel_id', '=', channel.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  return tx
+    .insertInto('subscriptions')
+    .values({
+      realm_id: realm.id,
+      user_id: user.id,
+      channel_id: channel.id,
+      color: await nextColor(user.id, channel.id),
+      desktop_notifications: null,
+      audible_notifications: null,
+      push_notifications: null,
+      email_notifications: null,
+      wildcard_mentions_notify: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Principals: user ids or emails; unknown or deactivated ones are refused (level 208+). */
@@ -186,13 +201,41 @@ async function subscribeWithin(
   const viewer = await channelViewer(tx, realm, actor);
   const targets = req.principals && req.principals.length > 0 ? await resolvePrincipals(tx, realm, req.principals) : [actor];
   const othersIncluded = targets.some((u) => u.id !== actor.id);
+  const { channels, created, unauthorized, colors } = await channelsToJoin(html, tx, viewer, names, req, othersIncluded);
+  // The creator of a channel may subscribe others to it, whatever the organization's settings.
+  await emitChannelsCreated(svc, tx, emit, realm, created);
+  if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
+  const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
+  const { added, already } = await addSubscriptions(svc, tx, emit, realm, pairs, colors);
+  const tellSubscribers = await postSubscriptionNotices(svc, tx, emit, realm, actor, req, { targets, added, created });
+  return {
+    subscribed: keyed(added),
+    already_subscribed: keyed(already),
+    ...(req.authorization_errors_fatal ? {} : { unauthorized }),
+    ...(req.send_new_subscription_messages ? { new_subscription_messages_sent: tellSubscribers } : {}),
+  };
+}
+
+/**
+ * The channels a subscribe request joins, in the order named: existing ones the
+ * actor may join (or add others to), and new ones, created. Those the actor may
+ * not reach are refused, or listed as unauthorized when errors are not fatal.
+ */
+async function channelsToJoin(
+  html: (text: string) => string,
+  tx: Tx,
+  viewer: ChannelViewer,
+  names: { name: string; description: string; color?: string }[],
+  req: SubscribeRequest,
+  othersIncluded: boolean,
+) {
   const channels: Channel[] = [];
   const created: Channel[] = [];
   const unauthorized: string[] = [];
   const colors = new Map<number, string>();
   for (const { name, description, color } of names) {
     if (channels.some((c) => c.name.toLowerCase() === name.toLowerCase())) continue;
-    const existing = await getChannelByName(tx, realm.id, name);
+    const existing = await getChannelByName(tx, viewer.realm.id, name);
     if (!existing) {
       const channel = await insertChannel(html, tx, viewer, name, description, req);
       created.push(channel);
@@ -211,34 +254,37 @@ async function subscribeWithin(
       throw insufficientPermission();
     }
   }
-  // The creator of a channel may subscribe others to it, whatever the organization's settings.
-  await emitChannelsCreated(svc, tx, emit, realm, created);
-  if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
-  const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
-  const { added, already } = await addSubscriptions(svc, tx, emit, realm, pairs, colors);
+  return { channels, created, unauthorized, colors };
+}
 
-  // Notification Bot, as the reference: those subscribed by someone else to existing channels
-  // (unless too many), then the announcement, then each new channel's first message.
+/**
+ * Notification Bot, as the reference: those subscribed by someone else to
+ * existing channels (unless too many), then the announcement, then each new
+ * channel's first message. Returns whether the subscribed were told.
+ */
+async function postSubscriptionNotices(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  actor: User,
+  req: SubscribeRequest,
+  s: { targets: User[]; added: Pair[]; created: Channel[] },
+): Promise<boolean | undefined> {
   const notices: Notice[] = [];
-  const subscribedUsers = new Set(added.map((a) => a.user.id));
+  const subscribedUsers = new Set(s.added.map((a) => a.user.id));
   const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
   if (tellSubscribers) {
-    for (const user of targets) {
+    for (const user of s.targets) {
       if (user.id === actor.id || user.is_bot) continue;
-      const existing = added.filter((a) => a.user.id === user.id && !created.includes(a.channel)).map((a) => a.channel);
+      const existing = s.added.filter((a) => a.user.id === user.id && !s.created.includes(a.channel)).map((a) => a.channel);
       if (existing.length > 0) notices.push(subscribedYouNotice(actor, user, existing));
     }
   }
-  if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, created)));
-  for (const channel of created) notices.push(channelCreatedNotice(actor, channel));
+  if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, s.created)));
+  for (const channel of s.created) notices.push(channelCreatedNotice(actor, channel));
   await sendNotices(svc, tx, emit, realm, notices);
-
-  return {
-    subscribed: keyed(added),
-    already_subscribed: keyed(already),
-    ...(req.authorization_errors_fatal ? {} : { unauthorized }),
-    ...(req.send_new_subscription_messages ? { new_subscription_messages_sent: tellSubscribers } : {}),
-  };
+  return tellSubscribers;
 }
 
 /** The messages domain marks a left channel's messages read (Services.hooks, wiring.ts). */
