@@ -5,8 +5,9 @@
 import type { Channel } from './tables.ts';
 import type { Tx } from '../db/transact.ts';
 import { isRowId } from '../db/ids.ts';
-import { badRequest, insufficientPermission, mustBeOwner } from '../http/errors.ts';
-import { isAdmin, isOwner } from '../users/roles.ts';
+import { badRequest, insufficientPermission } from '../http/errors.ts';
+import { isAdmin } from '../users/roles.ts';
+import { requireOwner } from '../users/access.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { storeGroupSettingValue, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, rulesOf, type ChannelPermission } from '../user_groups/permission-settings.ts';
@@ -37,6 +38,37 @@ export async function insertChannel(
   s: ChannelSettings,
 ): Promise<Channel> {
   const { realm, user } = viewer;
+  await checkNewChannel(tx, viewer, s);
+  const inviteOnly = s.invite_only ?? false;
+  // Public channels always share their history; private ones by choice (default: no, as the reference).
+  const historyPublic = !inviteOnly || (s.history_public_to_subscribers ?? false);
+  const groupIds = await permissionGroupIds(tx, viewer, s.groups);
+  const channel = await tx
+    .insertInto('channels')
+    .values({
+      realm_id: realm.id,
+      name,
+      description,
+      rendered_description: html(description),
+      date_created: new Date(),
+      creator_id: user.id,
+      invite_only: inviteOnly,
+      is_web_public: s.is_web_public ?? false,
+      history_public_to_subscribers: historyPublic,
+      message_retention_days: s.message_retention_days ?? null,
+      topics_policy: s.topics_policy ?? 'inherit',
+      folder_id: s.folder_id ?? null,
+      ...groupIds,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (s.is_default_stream) await tx.insertInto('default_channels').values({ realm_id: realm.id, channel_id: channel.id }).execute();
+  return channel;
+}
+
+/** Whether the viewer may create a channel with these settings, in the reference's order. */
+async function checkNewChannel(tx: Tx, viewer: ChannelViewer, s: ChannelSettings): Promise<void> {
+  const { realm, user } = viewer;
   const inviteOnly = s.invite_only ?? false;
   const webPublic = s.is_web_public ?? false;
   if (webPublic && inviteOnly) throw badRequest('Invalid parameters');
@@ -49,45 +81,26 @@ export async function insertChannel(
   // Default channels are the administrators' choice, however the channel comes to exist (as the reference).
   if (s.is_default_stream && !isAdmin(user)) throw insufficientPermission();
   if (s.is_default_stream && inviteOnly) throw badRequest('A default channel cannot be private.');
-  if (s.message_retention_days !== undefined && s.message_retention_days !== null && !isOwner(user)) throw mustBeOwner();
+  if (s.message_retention_days !== undefined && s.message_retention_days !== null) requireOwner(user);
   if (s.topics_policy !== undefined && s.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) {
     throw insufficientPermission();
   }
   if (DELETE_POLICY_SETTINGS.some((p) => s.groups?.[p] !== undefined)) checkDeletePolicyPermission(viewer);
   if (s.folder_id !== undefined && s.folder_id !== null) await checkFolder(tx, realm.id, s.folder_id);
-  // Public channels always share their history; private ones by choice (default: no, as the reference).
-  const historyPublic = !inviteOnly || (s.history_public_to_subscribers ?? false);
+}
 
+/** Each permission's group: the value given, else the setting's default (the creator, or a system group). */
+async function permissionGroupIds(tx: Tx, viewer: ChannelViewer, given: ChannelSettings['groups']): Promise<Record<`${ChannelPermission}_id`, number>> {
+  const { realm, user } = viewer;
   const system = await systemGroupIds(tx, realm.id);
   const groupIds = {} as Record<`${ChannelPermission}_id`, number>;
   for (const p of CHANNEL_PERMISSIONS) {
-    const given = s.groups?.[p];
     const d = CHANNEL_PERMISSION_SETTINGS[p].default;
     const value: GroupSettingValue =
-      given ?? (d === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : system[d as SystemGroupName]);
+      given?.[p] ?? (d === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : system[d as SystemGroupName]);
     groupIds[`${p}_id`] = await storeGroupSettingValue(tx, realm.id, value, p, rulesOf(CHANNEL_PERMISSION_SETTINGS[p]));
   }
-  const channel = await tx
-    .insertInto('channels')
-    .values({
-      realm_id: realm.id,
-      name,
-      description,
-      rendered_description: html(description),
-      date_created: new Date(),
-      creator_id: user.id,
-      invite_only: inviteOnly,
-      is_web_public: webPublic,
-      history_public_to_subscribers: historyPublic,
-      message_retention_days: s.message_retention_days ?? null,
-      topics_policy: s.topics_policy ?? 'inherit',
-      folder_id: s.folder_id ?? null,
-      ...groupIds,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (s.is_default_stream) await tx.insertInto('default_channels').values({ realm_id: realm.id, channel_id: channel.id }).execute();
-  return channel;
+  return groupIds;
 }
 
 /** Per-channel message deletion settings: only for `can_set_delete_message_policy_group` (as the reference, FL 407). */
