@@ -9,14 +9,13 @@ import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
 import { transact } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { avatarFacet, notifyUsers } from '../users/actions.ts';
 import { avatarUrl } from '../users/format.ts';
-import { realmIconUrl, realmLogoUrl, settingsOf } from '../realm/queries.ts';
+import { realmIconUrl, realmLogoUrl } from '../realm/queries.ts';
 import { contentTypeOf } from './actions.ts';
 import { logoImage, squareImages } from './images.ts';
-import { requireAdmin } from '../users/access.ts';
+import { mayChangeOwn, requireAdmin } from '../users/access.ts';
 
 /** The reference's MAX_AVATAR_FILE_SIZE_MIB, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB (register reports them). */
 const MAX_IMAGE_MIB = 5;
@@ -33,7 +32,7 @@ function oneImage(files: UploadedFile[], what: string): UploadedFile {
 }
 
 function checkAvatarChangesAllowed(realm: Realm, actor: User): void {
-  if (settingsOf(realm).avatar_changes_disabled && !isAdmin(actor)) throw badRequest('Avatar changes are disabled in this organization.');
+  if (!mayChangeOwn(realm, actor, 'avatar_changes_disabled')) throw badRequest('Avatar changes are disabled in this organization.');
 }
 
 /** Switches the avatar's source, bumps its version and tells everyone who sees the user. */

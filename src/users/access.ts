@@ -4,8 +4,10 @@
 // user_groups/'s; a channel's, channels/access.ts'.
 
 import type { User } from './tables.ts';
+import type { Realm } from '../realm/tables.ts';
 import { badRequest, mustBeAdmin, mustBeModerator, mustBeOwner } from '../http/errors.ts';
 import { ROLE, isAdmin, isGuest, isModerator, isOwner } from './roles.ts';
+import { settingsOf } from '../realm/queries.ts';
 
 /** Administrators (and owners) only. */
 export function requireAdmin(user: Pick<User, 'role'>): void {
@@ -36,4 +38,9 @@ export function requireNotGuest(user: Pick<User, 'role'>): void {
 export function requireMemberOrAdmin(user: User): void {
   requireNotGuest(user);
   if (user.bot_type !== null) throw badRequest('This endpoint does not accept bot requests.');
+}
+
+/** Whether the organization lets a user change their own name, email address or avatar (administrators always may). */
+export function mayChangeOwn(realm: Realm, user: Pick<User, 'role'>, disabledBy: 'name_changes_disabled' | 'email_changes_disabled' | 'avatar_changes_disabled'): boolean {
+  return !settingsOf(realm)[disabledBy] || isAdmin(user);
 }
