@@ -7,7 +7,7 @@ import { channelStats } from './messages/channel-stats.ts';
 import { channelCompanions, channelsUsingGroups } from './channels/queries.ts';
 import { directMessagePartners } from './messages/recipients.ts';
 import { markChannelMessagesRead } from './messages/flag-actions.ts';
-import { hasNamedTopics } from './messages/edit.ts';
+import { hasNamedTopics } from './messages/topics.ts';
 import { sendInternalMessage } from './messages/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';

@@ -8,18 +8,19 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { announceNewUser, changeRole, insertUser, notifyUsers, setActive } from '../users/actions.ts';
 import { checkFullName, isValidEmail } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
-import { isAdmin, isOwner, ROLE, type Role } from '../users/roles.ts';
+import { ROLE, type Role } from '../users/roles.ts';
 import { realmHost } from '../realm/queries.ts';
 import { channelViewer, holdsRealmPermission } from '../channels/access.ts';
 import { accessChannelByName } from '../channels/queries.ts';
 import { BOT_TYPE, INTERFACE } from './tables.ts';
 import { accessBot, botAdministrators } from './queries.ts';
 import { formatBots, serviceDicts } from './format.ts';
+import { requireAdmin, requireOwnerForOwnerRole } from '../users/access.ts';
 
 export interface NewBot {
   full_name: string;
@@ -153,8 +154,8 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
       await emitBotEvent(tx, emit, realm, bot, 'update', { full_name: name });
     }
     if (c.role !== undefined && c.role !== bot.role) {
-      if ((c.role === ROLE.OWNER || bot.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
-      if (!isAdmin(actor)) throw mustBeAdmin();
+      requireOwnerForOwnerRole(actor, c.role, bot.role);
+      requireAdmin(actor);
       await changeRole(svc, tx, emit, realm, bot, c.role as Role, actor);
       await refresh();
     }

@@ -9,7 +9,7 @@ import { createBot, regenerateBotApiKey, updateBot } from './actions.ts';
 import { accessBot, channelNameOf as channelName, ownedActiveBots } from './queries.ts';
 import { getUser } from '../users/queries.ts';
 import { BOT_TYPE, INTERFACE } from './tables.ts';
-import { requireMemberOrAdmin } from '../user_groups/access.ts';
+import { requireMemberOrAdmin } from '../users/access.ts';
 
 const CONFIG_DATA = z.record(z.string(), z.string());
 

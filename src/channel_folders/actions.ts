@@ -7,13 +7,13 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { ChannelFolder } from '../channels/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 import { charLength, checkNoNullCharacter, firstUnprintable } from '../channels/validation.ts';
 import { formatFolder } from './format.ts';
+import { requireAdmin } from '../users/access.ts';
 
 function checkName(raw: string): string {
   const name = raw.trim();
@@ -49,7 +49,7 @@ async function emitToAll(tx: Tx, emit: Emit, realm: Realm, event: Record<string,
 }
 
 export async function createFolder(svc: Services, realm: Realm, actor: User, p: { name: string; description: string }): Promise<ChannelFolder> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const name = checkName(p.name);
   const description = checkDescription(p.description);
   const html = await prerenderHtml(svc, realm, [description]);
@@ -85,7 +85,7 @@ export async function updateFolder(
   folderId: number,
   p: { name?: string; description?: string; is_archived?: boolean },
 ): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const html = await prerenderHtml(svc, realm, p.description === undefined ? [] : [() => checkDescription(p.description!)]);
   await transact(svc, async (tx, emit) => {
     const folder = await tx.selectFrom('channel_folders').selectAll().where('realm_id', '=', realm.id).where('id', '=', folderId).executeTakeFirst();
@@ -119,7 +119,7 @@ export async function updateFolder(
 }
 
 export async function reorderFolders(svc: Services, realm: Realm, actor: User, order: number[]): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const ids = (await tx.selectFrom('channel_folders').select('id').where('realm_id', '=', realm.id).execute()).map((r) => r.id);
     const given = new Set(order);

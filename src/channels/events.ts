@@ -8,7 +8,8 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { formatChannels, personalSettings, type ApiChannel } from './format.ts';
-import { channelAudience, subscriberIds } from './queries.ts';
+import { channelAudience, defaultChannelIds, subscriberIds } from './queries.ts';
+import { ROLE } from '../users/roles.ts';
 import { userSettings } from '../users/settings.ts';
 
 /** A user's notification defaults, which `null` (inherit) subscription settings mean. */
@@ -213,4 +214,11 @@ async function replayFormerSubscriptions(
     });
     emit(realm.id, { type: 'subscription', op: 'remove', subscriptions: [{ name: channel.name, stream_id: channel.id }] }, [sub.user_id], { hidden });
   }
+}
+
+/** `default_streams` to those who may know them: active users who are not guests (as the reference). */
+export async function emitDefaultChannels(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+  const ids = await defaultChannelIds(tx, realm.id);
+  const users = await tx.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('role', '!=', ROLE.GUEST).execute();
+  emit(realm.id, { type: 'default_streams', default_streams: ids }, users.map((u) => u.id));
 }

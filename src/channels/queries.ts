@@ -5,7 +5,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { badRequest, ApiError } from '../http/errors.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
-import { ROLE } from '../users/roles.ts';
+import { isAdmin, isGuest } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { CHANNEL_PERMISSIONS, hasMetadataAccess, type ChannelViewer } from './access.ts';
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
@@ -125,10 +125,10 @@ export async function channelAudience(db: Executor, realm: Realm, channel: Chann
   const users = await db.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
   const subscribed = new Set((await subscriberIds(db, [channel.id])).get(channel.id));
   if (channel.is_web_public) return users.map((u) => u.id);
-  if (!channel.invite_only) return users.filter((u) => u.role !== ROLE.GUEST || subscribed.has(u.id)).map((u) => u.id);
+  if (!channel.invite_only) return users.filter((u) => !isGuest(u) || subscribed.has(u.id)).map((u) => u.id);
   const allowed = new Set(subscribed);
-  const nonGuests = new Set(users.filter((u) => u.role !== ROLE.GUEST).map((u) => u.id));
-  for (const u of users) if (u.role <= ROLE.ADMINISTRATOR) allowed.add(u.id);
+  const nonGuests = new Set(users.filter((u) => !isGuest(u)).map((u) => u.id));
+  for (const u of users) if (isAdmin(u)) allowed.add(u.id);
   for (const groupId of [channel.can_administer_channel_group_id, channel.can_subscribe_group_id, channel.can_add_subscribers_group_id]) {
     for (const id of await groupMemberIds(db, groupId)) if (nonGuests.has(id)) allowed.add(id);
   }

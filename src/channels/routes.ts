@@ -9,17 +9,9 @@ import { HEX_COLOR, parseRetention, TOPICS_POLICIES } from './validation.ts';
 import { channelViewer } from './access.ts';
 import { accessChannel, channelIdByName, subscriberIds } from './queries.ts';
 import { listChannelsFor, subscriptionData } from './listing.ts';
-import {
-  archiveChannel,
-  changeSubscriptions,
-  createChannel,
-  setDefaultChannel,
-  subscribe,
-  unsubscribe,
-  updateChannel,
-  updateSubscriptionProperties,
-  type ChannelSettings,
-} from './actions.ts';
+import { archiveChannel, createChannel, setDefaultChannel, updateChannel } from './actions.ts';
+import { changeSubscriptions, subscribe, unsubscribe, updateSubscriptionProperties } from './subscription-actions.ts';
+import type { ChannelSettings } from './create.ts';
 import { accessUserByKey } from '../users/queries.ts';
 
 /** `message_retention_days`: JSON `"realm_default"`, `"unlimited"` or a number of days (a bare word also works). */

@@ -10,7 +10,8 @@ import type { UploadedFile } from '../http/body.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, notFound } from '../http/errors.ts';
-import { isAdmin, isGuest } from '../users/roles.ts';
+import { isAdmin } from '../users/roles.ts';
+import { requireNotGuest } from '../users/access.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { hasRealmPermission } from '../user_groups/access.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
@@ -45,7 +46,7 @@ async function notifyEmoji(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
 
 /** POST /realm/emoji/{emoji_name}: the checks in the reference server's order, then one transaction. */
 export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User, rawName: string, files: UploadedFile[]): Promise<void> {
-  if (isGuest(actor)) throw badRequest('Not allowed for guest users');
+  requireNotGuest(actor);
   const name = rawName.trim().replaceAll(' ', '_');
   checkEmojiName(name);
   if (!(await hasRealmPermission(svc.db, realm, actor, 'can_add_custom_emoji_group'))) throw insufficientPermission();

@@ -9,7 +9,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { CustomProfileField } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
+import { badRequest } from '../http/errors.ts';
 import { isAdmin } from '../users/roles.ts';
 import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
@@ -25,6 +25,7 @@ import {
   type FieldData,
   type ProfileDataEntry,
 } from './validation.ts';
+import { requireAdmin } from '../users/access.ts';
 
 const SUMMARY_FULL = `Only ${LIMITS.summaryFields} custom profile fields can be displayed in the profile summary.`;
 const LABEL_IN_USE = 'A field with that label already exists.';
@@ -83,7 +84,7 @@ export interface NewField {
 
 /** POST /realm/profile_fields (spec endpoint 11, digest 1.11). */
 export async function createField(svc: Services, realm: Realm, actor: User, f: NewField): Promise<number> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const data = f.field_data ?? {};
   return transact(svc, async (tx, emit) => {
     await lockFields(tx, realm.id);
@@ -134,7 +135,7 @@ function changesDefinition(field: CustomProfileField, c: FieldChanges): boolean 
 
 /** PATCH /realm/profile_fields/{field_id}. */
 export async function updateField(svc: Services, realm: Realm, actor: User, fieldId: number, changes: FieldChanges): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const c = { ...changes, name: changes.name?.trim() };
   await transact(svc, async (tx, emit) => {
     await lockFields(tx, realm.id);
@@ -174,7 +175,7 @@ export async function updateField(svc: Services, realm: Realm, actor: User, fiel
 
 /** DELETE /realm/profile_fields/{field_id}: the field and every value of it. */
 export async function deleteField(svc: Services, realm: Realm, actor: User, fieldId: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     await lockFields(tx, realm.id);
     const field = await getField(tx, realm.id, fieldId);
@@ -187,7 +188,7 @@ export async function deleteField(svc: Services, realm: Realm, actor: User, fiel
 
 /** PATCH /realm/profile_fields: `order` lists every field id; positions become 0, 1, 2... */
 export async function reorderFields(svc: Services, realm: Realm, actor: User, order: number[]): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   // A repeated id takes its last position, as in Zulip.
   const position = new Map(order.map((id, i) => [id, i]));
   await transact(svc, async (tx, emit) => {

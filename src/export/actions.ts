@@ -12,8 +12,8 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Executor } from '../db/schema.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { ROLE, isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
+import { ROLE } from '../users/roles.ts';
 import { realmUrl } from '../realm/queries.ts';
 import { activeAdministratorIds } from '../users/queries.ts';
 import { uploadsRoot } from '../uploads/storage.ts';
@@ -21,6 +21,7 @@ import { silentProgress } from '../backup/progress.ts';
 import { EMAIL_ADDRESS_VISIBILITY, emailAddressVisibility } from '../users/settings.ts';
 import { consentingUserIds, exportRealm } from './export.ts';
 import { EXPORT_TYPE, type RealmExport } from './tables.ts';
+import { requireAdmin } from '../users/access.ts';
 
 const epoch = (d: Date | null) => (d === null ? null : d.getTime() / 1000);
 
@@ -69,7 +70,7 @@ async function checkUsable(tx: Tx, realm: Realm, exportType: number): Promise<vo
 
 /** GET /export/realm/consents: each active person's `allow_private_data_export`. */
 export async function exportConsents(svc: Pick<Services, 'db'>, realm: Realm, actor: User): Promise<{ user_id: number; consented: boolean }[]> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const consenting = new Set(await consentingUserIds(svc.db, realm.id));
   const people = await svc.db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('is_bot', '=', false).orderBy('id').execute();
   return people.map((u) => ({ user_id: u.id, consented: consenting.has(u.id) }));
@@ -77,7 +78,7 @@ export async function exportConsents(svc: Pick<Services, 'db'>, realm: Realm, ac
 
 /** POST /export/realm: records the request and starts writing the export; returns its id. */
 export async function requestExport(svc: Services, realm: Realm, actor: User, exportType: number): Promise<number> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   if (exportType !== EXPORT_TYPE.PUBLIC && exportType !== EXPORT_TYPE.STANDARD) throw badRequest('Invalid export_type');
   const row = await transact(svc, async (tx, emit) => {
     // Requests of one organization take turns, so that two together cannot pass the limits.
@@ -129,7 +130,7 @@ export async function writeExport(svc: Services, realm: Realm, row: RealmExport)
 
 /** DELETE /export/realm/{export_id}: the file goes; the row stays, marked deleted. */
 export async function deleteExport(svc: Services, realm: Realm, actor: User, exportId: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const path = await transact(svc, async (tx, emit) => {
     const row = await tx.selectFrom('realm_exports').selectAll().where('realm_id', '=', realm.id).where('id', '=', exportId).forUpdate().executeTakeFirst();
     if (!row) throw badRequest('Invalid data export ID');

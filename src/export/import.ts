@@ -20,7 +20,7 @@ import { transact, type Tx } from '../db/transact.ts';
 import { createRealm } from '../realm/actions.ts';
 import { insertUser } from '../users/actions.ts';
 import { ROLE, type Role } from '../users/roles.ts';
-import { insertChannel } from '../channels/actions.ts';
+import { insertChannel } from '../channels/create.ts';
 import { channelViewer } from '../channels/access.ts';
 import { channelRecipientId, dmRecipientId } from '../messages/recipients.ts';
 import { FLAG_BITS } from '../messages/flags.ts';

@@ -7,15 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
-import { mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
 import { uploadsRoot } from '../uploads/storage.ts';
 import { deleteExport, exportConsents, listExports, requestExport } from './actions.ts';
 import { EXPORT_TYPE } from './tables.ts';
+import { requireAdmin } from '../users/access.ts';
 
 export function realmExportRoutes(r: Router): void {
   r.route('GET', '/export/realm', {}, async (ctx) => {
-    if (!isAdmin(ctx.user)) throw mustBeAdmin();
+    requireAdmin(ctx.user);
     return { exports: await listExports(ctx.svc, ctx.svc.db, ctx.realm) };
   });
   r.route('POST', '/export/realm', { export_type: p.int().default(EXPORT_TYPE.PUBLIC) }, async (ctx, q) => ({

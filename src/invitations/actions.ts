@@ -15,15 +15,16 @@ import type { Channel } from '../channels/tables.ts';
 import type { Invitation } from './tables.ts';
 import { sql } from 'kysely';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { ApiError, badRequest, insufficientPermission, missingArgument, mustBeAdmin, mustBeModerator, mustBeOwner } from '../http/errors.ts';
-import { isAdmin, isModerator, isOwner, ROLE, type Role } from '../users/roles.ts';
+import { ApiError, badRequest, insufficientPermission, missingArgument } from '../http/errors.ts';
+import { isAdmin, ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
 import { announceNewUser, insertUser, passwordHashOf } from '../users/actions.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { canAddSubscribers, channelViewer, hasMetadataAccess } from '../channels/access.ts';
 import { defaultChannelIds, getChannel, listChannels } from '../channels/queries.ts';
-import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from '../user_groups/access.ts';
+import { accessGroupForUpdate, hasRealmPermission } from '../user_groups/access.ts';
+import { requireAdmin, requireMemberOrAdmin, requireModerator, requireOwnerForOwnerRole } from '../users/access.ts';
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
 import { invitationEmail } from './mail.ts';
@@ -65,14 +66,14 @@ function invitationFailed(msg: string, errors: Skipped[], flags: { sent: boolean
 }
 
 /**
- * Roles no higher than the caller's own (spec "Authentication" 5). `requireAdmin`:
+ * Roles no higher than the caller's own (spec "Authentication" 5). `adminOnly`:
  * managing someone else's invitation, which only administrators may (owners for
  * invitations as owner).
  */
-function checkRole(actor: User, role: number, requireAdmin: boolean): void {
-  if (role === ROLE.OWNER && !isOwner(actor)) throw mustBeOwner();
-  if ((requireAdmin || role === ROLE.ADMINISTRATOR) && !isAdmin(actor)) throw mustBeAdmin();
-  if (role === ROLE.MODERATOR && !isModerator(actor)) throw mustBeModerator();
+function checkRole(actor: User, role: number, adminOnly: boolean): void {
+  requireOwnerForOwnerRole(actor, role);
+  if (adminOnly || role === ROLE.ADMINISTRATOR) requireAdmin(actor);
+  if (role === ROLE.MODERATOR) requireModerator(actor);
 }
 
 /** The reference's confirmation keys: 24 characters of lowercase base32 (120 random bits). */

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { User } from '../users/tables.ts';
 import type { Invitation } from './tables.ts';
 import { isAdmin } from '../users/roles.ts';
-import { requireMemberOrAdmin } from '../user_groups/access.ts';
+import { requireMemberOrAdmin } from '../users/access.ts';
 
 /** Pending and not expired at `now`. */
 export function isLive(invitation: Pick<Invitation, 'status' | 'expires_at'>, now = new Date()): boolean {

@@ -7,11 +7,11 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { listLinkifiers } from './queries.ts';
 import { DUPLICATE_PATTERN, linkifierErrors, NON_FIELD_ERRORS, validationFailure } from './validation.ts';
+import { requireAdmin } from '../users/access.ts';
 
 export interface LinkifierInput {
   pattern: string;
@@ -46,7 +46,7 @@ async function lockLinkifiers(tx: Tx, realmId: number): Promise<void> {
 
 /** POST /realm/filters: the new linkifier goes last. */
 export async function addLinkifier(svc: Services, realm: Realm, actor: User, input: LinkifierInput): Promise<number> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   return transact(svc, async (tx, emit) => {
     await lockLinkifiers(tx, realm.id);
     const checked = await checkLinkifier(tx, realm, input);
@@ -68,7 +68,7 @@ export async function addLinkifier(svc: Services, realm: Realm, actor: User, inp
 
 /** PATCH /realm/filters/{filter_id} (spec endpoint 20). */
 export async function updateLinkifier(svc: Services, realm: Realm, actor: User, id: number, input: LinkifierInput): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     await lockLinkifiers(tx, realm.id);
     const existing = await tx.selectFrom('linkifiers').select('id').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
@@ -81,7 +81,7 @@ export async function updateLinkifier(svc: Services, realm: Realm, actor: User, 
 
 /** DELETE /realm/filters/{filter_id}. */
 export async function removeLinkifier(svc: Services, realm: Realm, actor: User, id: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     await lockLinkifiers(tx, realm.id);
     const deleted = await tx.deleteFrom('linkifiers').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
@@ -92,7 +92,7 @@ export async function removeLinkifier(svc: Services, realm: Realm, actor: User, 
 
 /** PATCH /realm/linkifiers: `orderedIds` lists every linkifier exactly once. */
 export async function reorderLinkifiers(svc: Services, realm: Realm, actor: User, orderedIds: number[]): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const wanted = new Set(orderedIds);
   if (wanted.size < orderedIds.length) throw badRequest('The ordered list must not contain duplicated linkifiers');
   await transact(svc, async (tx, emit) => {

@@ -9,11 +9,11 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Tx } from '../db/transact.ts';
 import { transact } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../channels/access.ts';
 import { getChannel } from '../channels/queries.ts';
 import { deleteMessages } from './delete.ts';
+import { requireAdmin } from '../users/access.ts';
 
 /** The reference's RETENTION_STREAM_MESSAGE_BATCH_SIZE. */
 export const DELETE_TOPIC_BATCH = 100;
@@ -44,7 +44,7 @@ export async function deleteTopic(
   topic: string,
   limits = { budgetMs: DELETE_TOPIC_TIME_BUDGET_MS, batchSize: DELETE_TOPIC_BATCH },
 ): Promise<{ complete: boolean }> {
-  if (!isAdmin(user)) throw mustBeAdmin();
+  requireAdmin(user);
   const viewer = await channelViewer(svc.db, realm, user);
   const channel = await getChannel(svc.db, realm.id, channelId);
   if (!channel || !hasContentAccess(viewer, channel)) throw badRequest('Invalid channel ID');

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import type { Router } from '../http/router.ts';
 import { p } from '../http/params.ts';
-import { editMessage, PROPAGATE_MODES } from './edit.ts';
+import { editMessage } from './edit/edit.ts';
+import { PROPAGATE_MODES } from './edit/request.ts';
 import { deleteMessage } from './delete.ts';
 import { messageHistory } from './history.ts';
 

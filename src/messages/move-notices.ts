@@ -2,7 +2,7 @@
 // zerver/actions/message_edit.py: do_update_message, send_message_moved_breadcrumbs,
 // maybe_send_resolve_topic_notifications): breadcrumbs in the topics messages
 // left and joined, and "marked this topic as resolved" in a resolved topic.
-// edit.ts decides from the move what is due; the texts are here.
+// edit/notices.ts decides from the move what is due; the texts are here.
 
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';

@@ -109,3 +109,9 @@ export async function channelTopics(
     max_id: r.max_id,
   }));
 }
+
+/** Whether a channel has messages outside the empty topic (for `topics_policy: empty_topic_only`). */
+export async function hasNamedTopics(tx: Tx, channelId: number): Promise<boolean> {
+  const row = await tx.selectFrom('messages').select('id').where('channel_id', '=', channelId).where('topic', '<>', '').limit(1).executeTakeFirst();
+  return row !== undefined;
+}

@@ -11,8 +11,8 @@ import type { Realm } from './tables.ts';
 import type { User } from '../users/tables.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin, isOwner, ROLE } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
+import { isOwner, ROLE } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { announceUserAccessChange } from '../users/access-changes.ts';
 import { REALM_SETTING_DEFAULTS } from './settings.ts';
@@ -36,6 +36,7 @@ import { groupEventSender } from '../user_groups/events.ts';
 import { channelViewer, type ChannelViewer } from '../channels/access.ts';
 import { accessChannel } from '../channels/queries.ts';
 import { announceChannelVisibility } from '../channels/actions.ts';
+import { requireAdmin } from '../users/access.ts';
 
 export interface RealmChanges {
   name?: string;
@@ -55,7 +56,7 @@ const FREE_TEXT: ReadonlySet<string> = new Set(['name', 'description', 'default_
  * setting with its new value, free text as "updated"). Nothing to change is no error.
  */
 export async function updateRealmSettings(svc: Services, realm: Realm, actor: User, changes: RealmChanges): Promise<Record<string, unknown>> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const asked = [...Object.keys(changes.settings), ...Object.keys(changes.groups)];
   const wanted = settingValues(changes.settings, asked, isOwner(actor));
   return transact(svc, async (tx, emit) => {

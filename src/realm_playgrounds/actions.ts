@@ -7,11 +7,11 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { NON_FIELD_ERRORS, templateVariables, validationFailure, type ValidationErrors } from '../linkifiers/validation.ts';
 import { listPlaygrounds } from './queries.ts';
+import { requireAdmin } from '../users/access.ts';
 
 export interface PlaygroundInput {
   name: string;
@@ -41,7 +41,7 @@ function playgroundErrors(input: PlaygroundInput): ValidationErrors {
 
 /** POST /realm/playgrounds: the values arrive stripped. */
 export async function addPlayground(svc: Services, realm: Realm, actor: User, input: PlaygroundInput): Promise<number> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   return transact(svc, async (tx, emit) => {
     // One change at a time per organization, so that the uniqueness read stays true.
     await tx.selectFrom('realms').select('id').where('id', '=', realm.id).forNoKeyUpdate().execute();
@@ -63,7 +63,7 @@ export async function addPlayground(svc: Services, realm: Realm, actor: User, in
 
 /** DELETE /realm/playgrounds/{playground_id}. */
 export async function removePlayground(svc: Services, realm: Realm, actor: User, playgroundId: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const removed = await tx.deleteFrom('realm_playgrounds').where('realm_id', '=', realm.id).where('id', '=', playgroundId).returning('id').executeTakeFirst();
     if (!removed) throw badRequest('Invalid playground');

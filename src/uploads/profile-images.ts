@@ -8,14 +8,14 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
 import { transact } from '../db/transact.ts';
-import { badRequest, mustBeAdmin } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
+import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { avatarFacet, notifyUsers } from '../users/actions.ts';
 import { avatarUrl } from '../users/format.ts';
-import { realmIconUrl, realmLogoUrl, settingsOf } from '../realm/queries.ts';
+import { realmIconUrl, realmLogoUrl } from '../realm/queries.ts';
 import { contentTypeOf } from './actions.ts';
 import { logoImage, squareImages } from './images.ts';
+import { mayChangeOwn, requireAdmin } from '../users/access.ts';
 
 /** The reference's MAX_AVATAR_FILE_SIZE_MIB, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB (register reports them). */
 const MAX_IMAGE_MIB = 5;
@@ -32,7 +32,7 @@ function oneImage(files: UploadedFile[], what: string): UploadedFile {
 }
 
 function checkAvatarChangesAllowed(realm: Realm, actor: User): void {
-  if (settingsOf(realm).avatar_changes_disabled && !isAdmin(actor)) throw badRequest('Avatar changes are disabled in this organization.');
+  if (!mayChangeOwn(realm, actor, 'avatar_changes_disabled')) throw badRequest('Avatar changes are disabled in this organization.');
 }
 
 /** Switches the avatar's source, bumps its version and tells everyone who sees the user. */
@@ -91,7 +91,7 @@ async function changeRealmImage(svc: Services, realm: Realm, kind: RealmImage, u
 }
 
 export async function uploadRealmImage(svc: Services, realm: Realm, actor: User, kind: RealmImage, files: UploadedFile[]): Promise<Realm> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const file = oneImage(files, kind === 'icon' ? 'icon' : 'logo');
   const type = contentTypeOf(file);
   const image = kind === 'icon' ? (await squareImages(file.data, type)).small : await logoImage(file.data, type);
@@ -100,7 +100,7 @@ export async function uploadRealmImage(svc: Services, realm: Realm, actor: User,
 }
 
 export async function removeRealmImage(svc: Services, realm: Realm, actor: User, kind: RealmImage): Promise<Realm> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const updated = await changeRealmImage(svc, realm, kind, false);
   await svc.storage.delete(realmImageKey(realm.id, `${kind}.png`));
   return updated;

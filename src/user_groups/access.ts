@@ -7,16 +7,9 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
-import { isGuest } from '../users/roles.ts';
 import { userGroupIds } from './group-setting.ts';
 import { GROUP_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, hasPermission, type GroupPermission, type RealmPermission } from './permission-settings.ts';
 import { getNamedGroup, settingColumn, type UserGroupRow } from './queries.ts';
-
-/** Endpoints for human members: guests and bots are refused (Zulip's require_member_or_admin). */
-export function requireMemberOrAdmin(user: User): void {
-  if (isGuest(user)) throw badRequest('Not allowed for guest users');
-  if (user.bot_type !== null) throw badRequest('This endpoint does not accept bot requests.');
-}
 
 export async function hasRealmPermission(db: Executor, realm: Realm, user: User, setting: RealmPermission, groups?: Set<number>): Promise<boolean> {
   return hasPermission(db, user, REALM_PERMISSION_SETTINGS[setting], realm.group_settings[setting], groups);

@@ -24,7 +24,8 @@ import {
 } from './group-setting.ts';
 import { GROUP_PERMISSION_SETTINGS, rulesOf, type GroupPermission } from './permission-settings.ts';
 import { GROUP_SETTING_NAMES, groupNameTaken, recursiveSubgroupIds, settingColumn, type UserGroupRow } from './queries.ts';
-import { accessGroupForUpdate, hasRealmPermission, requireMemberOrAdmin } from './access.ts';
+import { accessGroupForUpdate, hasRealmPermission } from './access.ts';
+import { requireMemberOrAdmin } from '../users/access.ts';
 import { groupUseObjections } from './objections.ts';
 import { formatGroups } from './format.ts';
 import { groupEventSender, type GroupEventSender } from './events.ts';

@@ -6,7 +6,8 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { accessUser } from '../users/queries.ts';
-import { accessGroup, requireMemberOrAdmin } from './access.ts';
+import { accessGroup } from './access.ts';
+import { requireMemberOrAdmin } from '../users/access.ts';
 import { listGroups, type ApiUserGroup } from './format.ts';
 import { memberIds, subgroupIds } from './queries.ts';
 

@@ -6,7 +6,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeAdmin, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest, insufficientPermission, mustBeOwner } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, emailRefusal, isValidEmail } from './validation.ts';
@@ -17,13 +17,8 @@ import { syncSystemGroupMembership } from '../user_groups/system-group-actions.t
 import { announceMembershipChanges, announceMemberships } from '../user_groups/events.ts';
 import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUrl } from './format.ts';
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
-import {
-  addSubscriptions,
-  announceChannelSettingMembers,
-  announceChannelVisibility,
-  announceSubscriberActivity,
-  subscribeToDefaultChannels,
-} from '../channels/actions.ts';
+import { announceChannelSettingMembers, announceChannelVisibility } from '../channels/actions.ts';
+import { addSubscriptions, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/subscription-actions.ts';
 import { announceRealmSettingMembers } from '../realm/settings-actions.ts';
 import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
@@ -32,6 +27,7 @@ import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
+import { requireAdmin, requireOwnerForOwnerRole } from './access.ts';
 
 export interface NewUser {
   email: string;
@@ -233,7 +229,7 @@ export interface UserChanges {
 
 /** PATCH /users/{user_id} (spec endpoint 13, digest 1.13). */
 export async function updateUser(svc: Services, realm: Realm, actor: User, targetId: number, changes: UserChanges): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
@@ -259,7 +255,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
 export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
-  if (actor && (role === ROLE.OWNER || target.role === ROLE.OWNER) && !isOwner(actor)) throw mustBeOwner();
+  if (actor) requireOwnerForOwnerRole(actor, role, target.role);
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
@@ -377,7 +373,7 @@ export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: U
 
 /** POST /users/{user_id}/reactivate: administrators only. */
 export async function reactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
-  if (!isAdmin(actor)) throw mustBeAdmin();
+  requireAdmin(actor);
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (target.is_active) throw badRequest('User is already active.');

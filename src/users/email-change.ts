@@ -11,13 +11,13 @@ import type { Email } from '../email/mailer.ts';
 import type { Tx } from '../db/transact.ts';
 import { transact } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
-import { realmUrl, settingsOf } from '../realm/queries.ts';
+import { realmUrl } from '../realm/queries.ts';
 import { queueEmail } from '../email/queue.ts';
 import { escapeHtml } from '../markdown/util.ts';
 import { randomToken } from '../auth/passwords.ts';
 import { hashToken } from '../auth/sessions.ts';
 import { rateLimited } from '../auth/rate-limit-http.ts';
-import { isAdmin } from './roles.ts';
+import { mayChangeOwn } from './access.ts';
 import { isValidEmail } from './validation.ts';
 import { emailInUse, getUser } from './queries.ts';
 import { changeDeliveryEmail } from './actions.ts';
@@ -33,7 +33,7 @@ export function emailChangeLink(realm: Pick<Realm, 'string_id'>, config: Service
 
 /** The checks a change must pass, when asked and again when confirmed. */
 async function checkNewEmail(db: Services['db'] | Tx, realm: Realm, user: User, email: string): Promise<void> {
-  if (settingsOf(realm).email_changes_disabled && !isAdmin(user)) throw badRequest('Email address changes are disabled in this organization.');
+  if (!mayChangeOwn(realm, user, 'email_changes_disabled')) throw badRequest('Email address changes are disabled in this organization.');
   if (!isValidEmail(email)) throw badRequest('Invalid address.');
   if (await emailInUse(db, realm.id, email, user.id)) throw badRequest('Email is already in use.');
 }

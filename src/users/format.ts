@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { User } from './tables.ts';
 import { EMAIL_ADDRESS_VISIBILITY, emailAddressVisibility } from './settings.ts';
-import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
+import { isAdmin, isGuest, isModerator, isOwner } from './roles.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { Config } from '../config.ts';
 import { realmHost } from '../realm/queries.ts';
@@ -94,7 +94,7 @@ export function formatUser(user: User, viewer: Pick<User, 'id' | 'role'> | null,
     is_active: user.is_active,
     is_owner: isOwner(user),
     is_admin: isAdmin(user),
-    is_guest: user.role === ROLE.GUEST,
+    is_guest: isGuest(user),
     is_bot: user.is_bot,
     bot_type: user.bot_type,
     bot_owner_id: user.bot_owner_id,

@@ -10,8 +10,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
-import { settingsOf } from '../realm/queries.ts';
-import { isAdmin } from './roles.ts';
+import { mayChangeOwn } from './access.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
 import { checkEmailChange, startEmailChange } from './email-change.ts';
 import { activeAdministratorIds, getUser } from './queries.ts';
@@ -74,7 +73,7 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
   let fullName: string | undefined;
   if (changes.full_name !== undefined && changes.full_name !== current.full_name) {
     // Like Zulip, a name change the organization forbids is silently not made.
-    if (!settingsOf(realm).name_changes_disabled || isAdmin(current)) fullName = checkFullName(changes.full_name);
+    if (mayChangeOwn(realm, current, 'name_changes_disabled')) fullName = checkFullName(changes.full_name);
   }
   const requested = { ...changes.settings };
   if (requested.timezone !== undefined) requested.timezone = canonicalTimezone(requested.timezone as string)!;
