@@ -273,6 +273,8 @@ export async function sendWithin(
         const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
         if (theirs !== undefined) await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, theirs);
       }
+      // Last: its row lock is held to the commit.
+      await countChannelMessage(tx, realm.id, channel.id, message.id, message.date_sent);
     }
     return result;
   }
@@ -349,7 +351,6 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
       from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
   }
-  if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
   await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
@@ -396,6 +397,7 @@ export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, rea
     readBy: [bot.id, ...(notice.readBy ?? [])],
     starredFor: notice.starredFor,
   });
+  if (delivery.channel) await countChannelMessage(tx, realm.id, delivery.channel.id, message.id, message.date_sent);
   return message.id;
 }
 
