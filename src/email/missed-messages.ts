@@ -24,7 +24,7 @@ import type { Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { JobKind } from '../jobs/worker.ts';
-import type { SentMessage } from '../messages/send.ts';
+import type { Participant, SentMessage } from '../messages/send.ts';
 import type { Email } from './mailer.ts';
 import { transact } from '../db/transact.ts';
 import { enqueueJobs } from '../jobs/worker.ts';
@@ -55,7 +55,7 @@ interface SubscriptionOverrides {
 
 /** The email trigger of one recipient, or undefined (the reference's get_email_notification_trigger, roughly). */
 function triggerFor(
-  user: User,
+  user: Participant,
   flags: number,
   sent: SentMessage,
   sub: SubscriptionOverrides | undefined,

@@ -19,7 +19,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts';
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
-import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
+import { getChannel, getChannelByName } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds, } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
@@ -30,7 +30,7 @@ import { watchUserAccess } from '../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
-import { inIds, intArray } from '../db/ids.ts';
+import { intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { attachWidget } from './submessages.ts';
@@ -133,19 +133,6 @@ async function topicParticipants(tx: Tx, channelId: number, topic: string): Prom
   return new Set(rows.map((r) => r.sender_id));
 }
 
-/** The first message of a topic: a sender whose message it is initiated the topic. */
-async function firstIdInTopic(tx: Tx, channelId: number, topic: string): Promise<number | undefined> {
-  const row = await tx
-    .selectFrom('messages')
-    .select('id')
-    .where('channel_id', '=', channelId)
-    .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /** Members of the groups a message notifies; refuses groups the sender may not mention. */
 async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: number[]): Promise<Set<number>> {
   await checkGroupMentionsAllowed(tx, viewer.user, groupIds);
@@ -157,23 +144,27 @@ async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: nu
 /** The policy a send changes for the sender (or a mentioned user), if any (digest 1.1). */
 async function automaticPolicy(
   tx: Tx,
-  user: User,
+  user: Participant,
   channel: Channel,
   topic: string,
   reason: { sent: boolean; initiated: boolean; mentioned: boolean },
 ): Promise<VisibilityPolicy | undefined> {
   const s = userSettings(user);
   const applies = (policy: unknown) => policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false;
+  const follow = (reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned);
+  const unmute = reason.sent && applies(s.automatically_unmute_topics_in_muted_streams_policy);
+  // Neither policy applies: nothing to read.
+  if (!follow && !unmute) return undefined;
   const current = await visibilityPolicy(tx, user.id, channel.id, topic);
   if (current === VISIBILITY.FOLLOWED) return undefined;
-  if ((reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned)) {
-    return VISIBILITY.FOLLOWED;
-  }
-  if (current === VISIBILITY.UNMUTED || !reason.sent) return undefined;
+  if (follow) return VISIBILITY.FOLLOWED;
+  if (current === VISIBILITY.UNMUTED) return undefined;
   const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', user.id).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
-  if (sub?.is_muted && applies(s.automatically_unmute_topics_in_muted_streams_policy)) return VISIBILITY.UNMUTED;
-  return undefined;
+  return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
 }
+
+/** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone'>;
 
 /** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
@@ -182,7 +173,7 @@ export interface SentMessage {
   messageId: number;
   channel: Channel | undefined;
   topic: string;
-  participants: User[];
+  participants: Participant[];
   /** Users the content mentions by name (not through groups or wildcards). */
   mentionedUserIds: readonly number[];
   /** Each participant's flags from the start (FLAG_BITS: read, mentions...). */
@@ -226,7 +217,7 @@ export async function sendWithin(
   {
     const viewer = await channelViewer(tx, realm, sender);
     let channel: Channel | undefined;
-    let participants: User[];
+    let participants: Participant[];
     let recipientId: number;
     if (req.type === 'stream') {
       channel = await resolveChannel(tx, viewer, req.to);
@@ -235,19 +226,20 @@ export async function sendWithin(
       participants = await channelParticipants(tx, channel);
     } else {
       const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
-      participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      participants = users;
       // A first conversation lets limited participants (can_access_all_users_group) see each other.
-      const access = await watchUserAccess(svc, tx, realm, async () => participants.map((u) => u.id));
+      const access = await watchUserAccess(svc, tx, realm, async () => users.map((u) => u.id));
       recipientId = await dmRecipientId(
         tx,
         realm.id,
-        participants.map((u) => u.id),
+        users.map((u) => u.id),
       );
-      await checkDirectMessagePolicy(tx, viewer, participants, recipientId);
+      await checkDirectMessagePolicy(tx, viewer, users, recipientId);
       await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    const { message, flags, mentionedUserIds } = await deliver(svc, tx, emit, viewer, {
+    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(svc, tx, emit, viewer, {
       channel,
       topic,
       participants,
@@ -262,8 +254,8 @@ export async function sendWithin(
     for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
     const result: SendResult = { id: message.id };
     if (channel) {
-      const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
-      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated, mentioned: false });
+      // The first message of a topic: its sender initiated the topic.
+      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated: firstInTopic, mentioned: false });
       if (mine !== undefined) {
         await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
         result.automatic_new_visibility_policy = mine;
@@ -280,18 +272,48 @@ export async function sendWithin(
   }
 }
 
-/** A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference). */
-async function channelParticipants(tx: Tx, channel: Channel): Promise<User[]> {
-  const ids = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
-  if (ids.length === 0) return [];
-  return tx.selectFrom('users').selectAll().where(inIds('id', ids)).execute();
+/**
+ * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
+ * The active subscribers (as subscriberIds), with what the send needs of them, in one read.
+ */
+async function channelParticipants(tx: Tx, channel: Channel): Promise<Participant[]> {
+  return tx
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone'])
+    .where('s.channel_id', '=', channel.id)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .orderBy('u.id')
+    .execute();
 }
+
+/** A message's columns but its search vector (written by the database, read by search only). */
+const MESSAGE_COLUMNS = [
+  'id',
+  'realm_id',
+  'sender_id',
+  'recipient_id',
+  'channel_id',
+  'topic',
+  'content',
+  'rendered_content',
+  'date_sent',
+  'client',
+  'is_me_message',
+  'has_link',
+  'has_image',
+  'has_attachment',
+  'last_edit_at',
+  'last_moved_at',
+  'edit_history',
+] as const;
 
 interface Delivery {
   channel: Channel | undefined;
   topic: string;
   /** Everyone who gets a copy (user_messages row and event). */
-  participants: User[];
+  participants: Participant[];
   recipientId: number;
   content: string;
   /** The content rendered before the transaction (messages users write); else rendered here. */
@@ -319,9 +341,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   for (const id of await mutersAmong(tx, sender.id, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
-  const firstInChannel =
-    channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
-  const message = await tx
+  const inChannel = channel?.id ?? null;
+  const { first_in_channel: firstInChannel, first_in_topic: firstInTopic, ...message } = await tx
     .insertInto('messages')
     .values({
       realm_id: realm.id,
@@ -341,7 +362,14 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       last_moved_at: null,
       edit_history: null,
     })
-    .returningAll()
+    // The statement does not see its own row: these say whether messages were there before it.
+    .returning([
+      ...MESSAGE_COLUMNS,
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer)`.as('first_in_channel'),
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer and lower(m.topic) = ${topic.toLowerCase()})`.as(
+        'first_in_topic',
+      ),
+    ])
     .executeTakeFirstOrThrow();
   if (recipientIds.size > 0) {
     // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
@@ -355,14 +383,11 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
   }
-  await attachWidget(tx, message);
+  const submessages = await attachWidget(tx, message);
 
-  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
-    publicChannel: channel !== undefined && !channel.invite_only,
-    localEcho: d.localEcho,
-  });
+  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, localEcho: d.localEcho });
   if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
-  return { message, flags, mentionedUserIds: rendered.mentions.user_ids };
+  return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
 }
 
 /**
