@@ -8,6 +8,7 @@ import { formatMessages, senderAvatarComputable } from './format.ts';
 import { flagNames } from './flags.ts';
 import type { ApiSubmessage } from './submessages.ts';
 import type { Channel } from '../channels/tables.ts';
+import type { TopicLink } from '../markdown/index.ts';
 
 /**
  * `message` (just written) to everyone who received it, each with their flags; a public
@@ -24,6 +25,8 @@ export async function emitNewMessage(
   opts: {
     channel: Pick<Channel, 'id' | 'name' | 'invite_only'> | undefined;
     submessages: ApiSubmessage[];
+    /** The topic's links, when the send has them (from the linkifiers its rendering read). */
+    topicLinks?: TopicLink[];
     localEcho?: { queueId: string; localId: string };
   },
 ): Promise<void> {
@@ -34,7 +37,13 @@ export async function emitNewMessage(
     realm,
     [message],
     { viewer: sender, applyMarkdown: true, clientSvcavatar: false, allowEmptyTopicName: true },
-    { senders: [sender], channels: opts.channel ? [opts.channel] : undefined, reactions: [], submessages: new Map([[message.id, opts.submessages]]) },
+    {
+      senders: [sender],
+      channels: opts.channel ? [opts.channel] : undefined,
+      reactions: [],
+      submessages: new Map([[message.id, opts.submessages]]),
+      linkTopic: opts.channel === undefined ? () => [] : opts.topicLinks && (() => opts.topicLinks!),
+    },
   );
   const perUser: Record<number, Record<string, unknown>> = {};
   for (const user of recipients) perUser[user.id] = { flags: flagNames(flags.get(user.id) ?? 0) };

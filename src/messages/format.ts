@@ -11,6 +11,7 @@ import { avatarUrlFor, canSeeDeliveryEmail } from '../users/format.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
+import type { TopicLink } from '../markdown/index.ts';
 import { flagNames, HISTORICAL_FLAGS } from './flags.ts';
 import { submessagesOf, type ApiSubmessage } from './submessages.ts';
 
@@ -40,6 +41,8 @@ export interface KnownParts {
   channels?: Pick<Channel, 'id' | 'name'>[];
   reactions?: Pick<ReactionTable, 'message_id' | 'user_id' | 'emoji_name' | 'emoji_code' | 'reaction_type'>[];
   submessages?: Map<number, ApiSubmessage[]>;
+  /** Topic -> `topic_links`. */
+  linkTopic?: (topic: string) => TopicLink[];
 }
 
 /** A message's edit history as the organization lets users see it (most recent first). */
@@ -79,7 +82,7 @@ export async function formatMessages(
         .orderBy('created_at')
         .orderBy('user_id')
         .execute(),
-    topicLinker(db, realm.id),
+    known.linkTopic ?? topicLinker(db, realm.id),
     known.submessages ?? submessagesOf(db, ids),
   ]);
   const dmUserIds = [...new Set(dmRecipients.flatMap((r) => r.dm_user_ids ?? []))];

@@ -11,7 +11,7 @@ import { NOTIFICATION_BOT, systemBot } from '../users/system-bots.ts';
 import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
-import { prerender, renderMarkdown } from '../rendering/index.ts';
+import { prerender, renderMarkdown, type Rendered } from '../rendering/index.ts';
 import { queueLinkPreviews } from '../previews/queue.ts';
 import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
@@ -121,6 +121,15 @@ async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender
   return users;
 }
 
+/** The topic normalized, or undefined where normalizing refuses it (the send refuses it in its own order). */
+function validTopic(raw: string): string | undefined {
+  try {
+    return normalizeTopic(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Users who took part in a topic: those a topic wildcard mention reaches. */
 async function topicParticipants(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
   const rows = await tx
@@ -191,7 +200,9 @@ export interface SendResult {
 export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
   if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
   // Rendering is slow: done before the transaction opens (prerender checks it again inside).
-  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error' });
+  // The topic's links come from the same read of the linkifiers (a topic refused is refused inside).
+  const topic = req.type === 'stream' && req.topic !== undefined ? validTopic(req.topic) : undefined;
+  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error', topic });
   return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req, prerendered));
 }
 
@@ -206,7 +217,7 @@ export async function sendWithin(
   realm: Realm,
   sender: User,
   req: SendRequest,
-  rendered?: () => RenderResult,
+  rendered?: () => Rendered,
 ): Promise<SendResult> {
   const content = normalizeContent(req.content);
   let topic = '';
@@ -317,7 +328,7 @@ interface Delivery {
   recipientId: number;
   content: string;
   /** The content rendered before the transaction (messages users write); else rendered here. */
-  rendered?: () => RenderResult;
+  rendered?: () => Rendered;
   client: string;
   /** Who has it read from the start. */
   readBy: number[];
@@ -333,7 +344,7 @@ interface Delivery {
 async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
-  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
+  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
   const recipientIds = new Set(d.participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
@@ -385,7 +396,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   }
   const submessages = await attachWidget(tx, message);
 
-  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, localEcho: d.localEcho });
+  const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
+  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, topicLinks, localEcho: d.localEcho });
   if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
 }
