@@ -73,6 +73,37 @@ interface Caller {
   auth: string;
 }
 
+/**
+ * On PostgreSQL, the share of the server's busy connections that wait on a lock while
+ * `run` runs (sampled every 5 ms from pg_stat_activity): sends that queue behind each other.
+ */
+async function lockWaits<T>(run: () => Promise<T>): Promise<[T, number | undefined]> {
+  if (!databaseUrl) return [await run(), undefined];
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  await probe.connect();
+  let busy = 0;
+  let waiting = 0;
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      const { rows } = await probe.query(
+        `select count(*) filter (where state = 'active')::integer as busy, count(*) filter (where state = 'active' and wait_event_type = 'Lock')::integer as waiting
+         from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      busy += rows[0].busy;
+      waiting += rows[0].waiting;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  try {
+    return [await run(), busy === 0 ? 0 : waiting / busy];
+  } finally {
+    done = true;
+    await sampling;
+    await probe.end();
+  }
+}
+
 async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
@@ -163,7 +194,9 @@ try {
     );
     return SENDS / ((performance.now() - t) / 1000);
   };
-  const apiConcurrentRate = await concurrently((c, i) => call(c, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` }));
+  const [apiConcurrentRate, lockShare] = await lockWaits(() =>
+    concurrently((c, i) => call(c, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` })),
+  );
   const sqlConcurrentRate = await concurrently((c, i) => bareSend(c, i));
   for (const q of queues) await call(q.c, 'DELETE', '/events', { queue_id: q.id });
 
@@ -237,7 +270,8 @@ try {
     `send -> event in all ${SUBSCRIBERS} queues: p50 ${ms(quantile(latencies, 0.5))}   p99 ${ms(quantile(latencies, 0.99))}` +
       `   bare SQL (commit of message + copies) p50 ${ms(quantile(sqlLatencies, 0.5))}   p99 ${ms(quantile(sqlLatencies, 0.99))}` +
       `   ratio ${(quantile(latencies, 0.5) / quantile(sqlLatencies, 0.5)).toFixed(1)}x`,
-    `  ${SENDERS} senders at once: API ${apiConcurrentRate.toFixed(1)} messages/s   bare SQL (${SENDERS} transactions at once) ${sqlConcurrentRate.toFixed(1)} messages/s   ratio ${(sqlConcurrentRate / apiConcurrentRate).toFixed(1)}x`,
+    `  ${SENDERS} senders at once: API ${apiConcurrentRate.toFixed(1)} messages/s   bare SQL (${SENDERS} transactions at once) ${sqlConcurrentRate.toFixed(1)} messages/s   ratio ${(sqlConcurrentRate / apiConcurrentRate).toFixed(1)}x` +
+      (lockShare === undefined ? '' : `   busy connections waiting on a lock: ${(lockShare * 100).toFixed(0)}%`),
     `GET /messages, 100 messages, history of ${total} messages (written in ${fillSeconds.toFixed(0)} s):`,
     `  ${row('narrow to one channel', apiChannel, sqlChannel)}`,
     `  ${row("the caller's history (no narrow)", apiHistory, sqlHistory)}`,
