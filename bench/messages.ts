@@ -1,6 +1,7 @@
 // Messages benchmark, on one database (embedded PGlite, or DATABASE_URL):
 //
-// 1. send throughput to a channel of 50 subscribers, each with a live queue;
+// 1. send throughput to a channel of 50 subscribers, each with a live queue,
+//    from one sender in turn and from 10 senders at once;
 // 2. latency from a send to its event in all 50 queues (p50, p99);
 // 3. GET /messages latency for 100 messages, narrowed to one channel and to the
 //    caller's own history, over a history of at least 1,000,000 messages.
@@ -27,6 +28,7 @@ const { values } = parseArgs({ options: { history: { type: 'string', default: '1
 const HISTORY = Number(values.history);
 const SENDS = Number(values.sends);
 const SUBSCRIBERS = 50;
+const SENDERS = 10;
 const root = new URL('..', import.meta.url).pathname;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'confab-bench-messages-'));
@@ -71,7 +73,38 @@ interface Caller {
   auth: string;
 }
 
-async function call(c: Caller, method: 'GET' | 'POST', url: string, params: Record<string, unknown>) {
+/**
+ * On PostgreSQL, the share of the server's busy connections that wait on a lock while
+ * `run` runs (sampled every 5 ms from pg_stat_activity): sends that queue behind each other.
+ */
+async function lockWaits<T>(run: () => Promise<T>): Promise<[T, number | undefined]> {
+  if (!databaseUrl) return [await run(), undefined];
+  const probe = new pg.Client({ connectionString: databaseUrl });
+  await probe.connect();
+  let busy = 0;
+  let waiting = 0;
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      const { rows } = await probe.query(
+        `select count(*) filter (where state = 'active')::integer as busy, count(*) filter (where state = 'active' and wait_event_type = 'Lock')::integer as waiting
+         from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      busy += rows[0].busy;
+      waiting += rows[0].waiting;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  try {
+    return [await run(), busy === 0 ? 0 : waiting / busy];
+  } finally {
+    done = true;
+    await sampling;
+    await probe.end();
+  }
+}
+
+async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
   const body = form.toString();
@@ -118,17 +151,13 @@ try {
 
   // The same writes in bare SQL: a message and its 50 copies, one transaction each.
   const recipient = (await db.selectFrom('recipients').select('id').where('channel_id', '=', channels.live).executeTakeFirstOrThrow()).id;
-  const sqlStart = performance.now();
-  // Each commit is the floor of a send's latency: the event leaves once the rows are in.
-  const sqlLatencies: number[] = [];
-  for (let i = 0; i < SENDS; i++) {
-    const t0 = performance.now();
-    await db.transaction().execute(async (tx) => {
+  const bareSend = (from: Caller, i: number) =>
+    db.transaction().execute(async (tx) => {
       const m = await tx
         .insertInto('messages')
         .values({
           realm_id: realm.id,
-          sender_id: sender.id,
+          sender_id: from.id,
           recipient_id: recipient,
           channel_id: channels.live,
           topic: `t${i % 10}`,
@@ -144,9 +173,32 @@ try {
         .executeTakeFirstOrThrow();
       await tx.insertInto('user_messages').values(callers.map((c) => ({ realm_id: realm.id, user_id: c.id, message_id: m.id, flags: 0 }))).execute();
     });
+  const sqlStart = performance.now();
+  // Each commit is the floor of a send's latency: the event leaves once the rows are in.
+  const sqlLatencies: number[] = [];
+  for (let i = 0; i < SENDS; i++) {
+    const t0 = performance.now();
+    await bareSend(sender, i);
     sqlLatencies.push(performance.now() - t0);
   }
   const sqlSendRate = SENDS / ((performance.now() - sqlStart) / 1000);
+
+  // The same with 10 senders at once (the queues stay live; no poll is parked): sends to one
+  // channel must not wait on each other, beside 10 concurrent bare transactions.
+  const concurrently = async (each: (sender: Caller, i: number) => Promise<unknown>) => {
+    const t = performance.now();
+    await Promise.all(
+      callers.slice(0, SENDERS).map(async (c, k) => {
+        for (let i = k; i < SENDS; i += SENDERS) await each(c, i);
+      }),
+    );
+    return SENDS / ((performance.now() - t) / 1000);
+  };
+  const [apiConcurrentRate, lockShare] = await lockWaits(() =>
+    concurrently((c, i) => call(c, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` })),
+  );
+  const sqlConcurrentRate = await concurrently((c, i) => bareSend(c, i));
+  for (const q of queues) await call(q.c, 'DELETE', '/events', { queue_id: q.id });
 
   // ---- 3: a history of HISTORY messages, written in bulk.
   const fillStart = performance.now();
@@ -218,6 +270,8 @@ try {
     `send -> event in all ${SUBSCRIBERS} queues: p50 ${ms(quantile(latencies, 0.5))}   p99 ${ms(quantile(latencies, 0.99))}` +
       `   bare SQL (commit of message + copies) p50 ${ms(quantile(sqlLatencies, 0.5))}   p99 ${ms(quantile(sqlLatencies, 0.99))}` +
       `   ratio ${(quantile(latencies, 0.5) / quantile(sqlLatencies, 0.5)).toFixed(1)}x`,
+    `  ${SENDERS} senders at once: API ${apiConcurrentRate.toFixed(1)} messages/s   bare SQL (${SENDERS} transactions at once) ${sqlConcurrentRate.toFixed(1)} messages/s   ratio ${(sqlConcurrentRate / apiConcurrentRate).toFixed(1)}x` +
+      (lockShare === undefined ? '' : `   busy connections waiting on a lock: ${(lockShare * 100).toFixed(0)}%`),
     `GET /messages, 100 messages, history of ${total} messages (written in ${fillSeconds.toFixed(0)} s):`,
     `  ${row('narrow to one channel', apiChannel, sqlChannel)}`,
     `  ${row("the caller's history (no narrow)", apiHistory, sqlHistory)}`,

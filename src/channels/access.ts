@@ -6,12 +6,13 @@
 // - content access: may read its messages (and subscribe themselves to it);
 // - administer: may change its settings (organization administrators always may).
 
+import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from './tables.ts';
 import { isAdmin, isGuest } from '../users/roles.ts';
-import { userGroupIds } from '../user_groups/group-setting.ts';
+import { userGroupIdsQuery } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type ChannelPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
 
 /** Every channel permission setting (`can_*_group`), in the reference's order. */
@@ -27,11 +28,11 @@ export interface ChannelViewer {
 }
 
 export async function channelViewer(db: Executor, realm: Realm, user: User): Promise<ChannelViewer> {
-  const [groups, subs] = await Promise.all([
-    userGroupIds(db, user.id),
-    db.selectFrom('subscriptions').select('channel_id').where('user_id', '=', user.id).where('active', '=', true).execute(),
-  ]);
-  return { user, realm, groups, subscribed: new Set(subs.map((s) => s.channel_id)) };
+  // One round trip: nearly every action asks this first.
+  const { rows } = await sql<{ groups: number[]; subscribed: number[] }>`
+    select array(${userGroupIdsQuery(user.id)}) as groups,
+      array(select channel_id from subscriptions where user_id = ${user.id} and active) as subscribed`.execute(db);
+  return { user, realm, groups: new Set(rows[0].groups), subscribed: new Set(rows[0].subscribed) };
 }
 
 /** The user holds a channel permission (guests only where the setting admits everyone). */

@@ -24,7 +24,7 @@ import type { Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { JobKind } from '../jobs/worker.ts';
-import type { SentMessage } from '../messages/send.ts';
+import type { Participant, SentMessage } from '../messages/send.ts';
 import type { Email } from './mailer.ts';
 import { transact } from '../db/transact.ts';
 import { enqueueJobs } from '../jobs/worker.ts';
@@ -55,7 +55,7 @@ interface SubscriptionOverrides {
 
 /** The email trigger of one recipient, or undefined (the reference's get_email_notification_trigger, roughly). */
 function triggerFor(
-  user: User,
+  user: Participant,
   flags: number,
   sent: SentMessage,
   sub: SubscriptionOverrides | undefined,
@@ -125,31 +125,57 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
 /**
  * Adds the message to each user's pending batch, starting a batch (and its
  * job) where the user has none. Set-based: a wildcard mention in a large
- * channel reaches thousands of users in a handful of statements. The upsert
- * locks each user's batch row (in ascending ids, so two sends never deadlock)
- * until the commit, so a batch's job cannot take it while a message joins it.
+ * channel reaches thousands of users in a handful of statements.
  */
 async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers: Map<number, MissedTrigger>, ifNew: Map<number, Date>): Promise<void> {
   const ids = [...triggers.keys()].sort((a, b) => a - b);
-  const batches = await sql<{ user_id: number; scheduled_at: Date; created: boolean }>`
-    insert into missed_message_batches (user_id, realm_id, scheduled_at)
-    select u, ${realmId}::integer, s from unnest(${intArray(ids)}, ${ids.map((id) => ifNew.get(id)!.toISOString())}::timestamptz[]) as x(u, s)
-    on conflict (user_id) do update set scheduled_at = missed_message_batches.scheduled_at
-    returning user_id, scheduled_at, (xmax = 0) as created`.execute(tx);
-  const scheduled = new Map(batches.rows.map((b) => [b.user_id, new Date(b.scheduled_at)]));
+  const { scheduled, created } = await joinBatches(tx, realmId, ids, ifNew);
   await sql`
     insert into missed_message_emails (realm_id, user_id, message_id, trigger, scheduled_at)
     select ${realmId}::integer, u, ${messageId}::integer, t, s
     from unnest(${intArray(ids)}, ${ids.map((id) => triggers.get(id)!)}::text[], ${ids.map((id) => scheduled.get(id)!.toISOString())}::timestamptz[]) as x(u, t, s)`.execute(tx);
   await enqueueJobs(
     tx,
-    batches.rows
-      .filter((b) => b.created)
-      .map((b) => {
-        const at = scheduled.get(b.user_id)!;
-        return { realmId, kind: MISSED_MESSAGES_JOB, payload: { user_id: b.user_id, scheduled_at: at.toISOString() }, runAfter: at };
-      }),
+    created.map((userId) => {
+      const at = scheduled.get(userId)!;
+      return { realmId, kind: MISSED_MESSAGES_JOB, payload: { user_id: userId, scheduled_at: at.toISOString() }, runAfter: at };
+    }),
   );
+}
+
+/**
+ * Each user's pending batch, held until the commit so that its job (which
+ * deletes it first) cannot take it while a message joins it. Existing batches
+ * are held by a shared lock: sends adding to the same batches do not wait on
+ * each other (an upsert's exclusive lock made them). Missing ones are created;
+ * a user whose batch a concurrent send created meanwhile is read again.
+ */
+async function joinBatches(tx: Tx, realmId: number, ids: number[], ifNew: Map<number, Date>): Promise<{ scheduled: Map<number, Date>; created: number[] }> {
+  const scheduled = new Map<number, Date>();
+  const created: number[] = [];
+  let missing = ids;
+  for (let round = 0; missing.length > 0; round++) {
+    if (round === 3) throw new Error('missed-message batches kept changing under a send');
+    const { rows } = await sql<{ user_id: number; scheduled_at: Date | string; created: boolean }>`
+      with existing as (
+        select user_id, scheduled_at from missed_message_batches where user_id = any(${intArray(missing)}) order by user_id for key share
+      ), inserted as (
+        insert into missed_message_batches (user_id, realm_id, scheduled_at)
+        select u, ${realmId}::integer, s from unnest(${intArray(missing)}, ${missing.map((id) => ifNew.get(id)!.toISOString())}::timestamptz[]) as x(u, s)
+        where u not in (select user_id from existing)
+        on conflict (user_id) do nothing
+        returning user_id, scheduled_at
+      )
+      select user_id, scheduled_at, false as created from existing
+      union all
+      select user_id, scheduled_at, true as created from inserted`.execute(tx);
+    for (const r of rows) {
+      scheduled.set(r.user_id, new Date(r.scheduled_at));
+      if (r.created) created.push(r.user_id);
+    }
+    missing = missing.filter((id) => !scheduled.has(id));
+  }
+  return { scheduled, created };
 }
 
 interface MissedMessage {

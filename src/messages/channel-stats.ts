@@ -8,12 +8,19 @@ import type { ChannelStats } from '../channels/format.ts';
 
 const TRAFFIC_DAYS = 28;
 
-export async function countChannelMessage(tx: Tx, realmId: number, channelId: number, at: Date): Promise<void> {
+/** Rows a channel's count for a day is spread over; a day's count is their sum. */
+const SHARDS = 16;
+
+/**
+ * Counts a message in its channel's day. The row stays locked until the commit:
+ * callers do this last, and consecutive messages add to different shards.
+ */
+export async function countChannelMessage(tx: Tx, realmId: number, channelId: number, messageId: number, at: Date): Promise<void> {
   const day = at.toISOString().slice(0, 10);
   await tx
     .insertInto('channel_daily_messages')
-    .values({ realm_id: realmId, channel_id: channelId, day, count: 1 })
-    .onConflict((oc) => oc.columns(['channel_id', 'day']).doUpdateSet({ count: sql`channel_daily_messages.count + 1` }))
+    .values({ realm_id: realmId, channel_id: channelId, day, shard: messageId % SHARDS, count: 1 })
+    .onConflict((oc) => oc.columns(['channel_id', 'day', 'shard']).doUpdateSet({ count: sql`channel_daily_messages.count + 1` }))
     .execute();
 }
 

@@ -5,13 +5,15 @@
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import type { EditHistoryEntry, Message } from './tables.ts';
+import type { EditHistoryEntry, Message, ReactionTable } from './tables.ts';
+import type { Channel } from '../channels/tables.ts';
 import { avatarUrlFor, canSeeDeliveryEmail } from '../users/format.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
+import type { TopicLink } from '../markdown/index.ts';
 import { flagNames, HISTORICAL_FLAGS } from './flags.ts';
-import { submessagesOf } from './submessages.ts';
+import { submessagesOf, type ApiSubmessage } from './submessages.ts';
 
 export interface ApiMessage extends Record<string, unknown> {
   id: number;
@@ -29,6 +31,20 @@ export interface FormatOptions {
   flags?: Map<number, number>;
 }
 
+/**
+ * What the caller already holds for a batch (a message it has just written, in
+ * its transaction): each part given spares a read. Reactions and submessages are
+ * then the complete lists.
+ */
+export interface KnownParts {
+  senders?: User[];
+  channels?: Pick<Channel, 'id' | 'name'>[];
+  reactions?: Pick<ReactionTable, 'message_id' | 'user_id' | 'emoji_name' | 'emoji_code' | 'reaction_type'>[];
+  submessages?: Map<number, ApiSubmessage[]>;
+  /** Topic -> `topic_links`. */
+  linkTopic?: (topic: string) => TopicLink[];
+}
+
 /** A message's edit history as the organization lets users see it (most recent first). */
 export function visibleEditHistory(realm: Realm, history: EditHistoryEntry[] | null): EditHistoryEntry[] | undefined {
   if (!history || history.length === 0) return undefined;
@@ -42,25 +58,32 @@ export function visibleEditHistory(realm: Realm, history: EditHistoryEntry[] | n
   return moves.length > 0 ? moves : undefined;
 }
 
-export async function formatMessages(db: Executor, realm: Realm, rows: Message[], opts: FormatOptions): Promise<ApiMessage[]> {
+export async function formatMessages(
+  db: Executor,
+  realm: Realm,
+  rows: Omit<Message, 'search_tsv'>[],
+  opts: FormatOptions,
+  known: KnownParts = {},
+): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((m) => m.id);
   const senderIds = [...new Set(rows.map((m) => m.sender_id))];
   const channelIds = [...new Set(rows.map((m) => m.channel_id).filter((id): id is number => id !== null))];
   const recipientIds = [...new Set(rows.filter((m) => m.channel_id === null).map((m) => m.recipient_id))];
   const [senders, channels, dmRecipients, reactions, linkTopic, submessages] = await Promise.all([
-    db.selectFrom('users').selectAll().where('id', 'in', senderIds).execute(),
-    channelIds.length > 0 ? db.selectFrom('channels').select(['id', 'name']).where('id', 'in', channelIds).execute() : [],
+    known.senders ?? db.selectFrom('users').selectAll().where('id', 'in', senderIds).execute(),
+    known.channels ?? (channelIds.length > 0 ? db.selectFrom('channels').select(['id', 'name']).where('id', 'in', channelIds).execute() : []),
     recipientIds.length > 0 ? db.selectFrom('recipients').select(['id', 'dm_user_ids']).where('id', 'in', recipientIds).execute() : [],
-    db
-      .selectFrom('reactions')
-      .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
-      .where('message_id', 'in', ids)
-      .orderBy('created_at')
-      .orderBy('user_id')
-      .execute(),
-    topicLinker(db, realm.id),
-    submessagesOf(db, ids),
+    known.reactions ??
+      db
+        .selectFrom('reactions')
+        .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
+        .where('message_id', 'in', ids)
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute(),
+    known.linkTopic ?? topicLinker(db, realm.id),
+    known.submessages ?? submessagesOf(db, ids),
   ]);
   const dmUserIds = [...new Set(dmRecipients.flatMap((r) => r.dm_user_ids ?? []))];
   const dmUsers = dmUserIds.length > 0 ? await db.selectFrom('users').select(['id', 'email', 'full_name', 'is_mirror_dummy']).where('id', 'in', dmUserIds).execute() : [];

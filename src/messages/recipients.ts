@@ -10,6 +10,9 @@ export function dmKey(userIds: number[]): string {
 }
 
 export async function channelRecipientId(tx: Tx, realmId: number, channelId: number): Promise<number> {
+  // Every message after a channel's first finds its row: one read.
+  const found = await tx.selectFrom('recipients').select('id').where('channel_id', '=', channelId).executeTakeFirst();
+  if (found) return found.id;
   // Concurrent first messages to a channel race here: the unique key settles it.
   await tx.insertInto('recipients').values({ realm_id: realmId, channel_id: channelId, dm_key: null, dm_user_ids: null }).onConflict((oc) => oc.column('channel_id').doNothing()).execute();
   const row = await tx.selectFrom('recipients').select('id').where('channel_id', '=', channelId).executeTakeFirstOrThrow();

@@ -11,7 +11,7 @@ import { NOTIFICATION_BOT, systemBot } from '../users/system-bots.ts';
 import type { Notice } from '../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../http/errors.ts';
 import { escapeHtml } from '../markdown/util.ts';
-import { prerender, renderMarkdown } from '../rendering/index.ts';
+import { prerender, renderMarkdown, type Rendered } from '../rendering/index.ts';
 import { queueLinkPreviews } from '../previews/queue.ts';
 import { claimAttachments } from '../uploads/claims.ts';
 import type { RenderResult } from '../markdown/index.ts';
@@ -19,7 +19,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts';
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
-import { getChannel, getChannelByName, subscriberIds } from '../channels/queries.ts';
+import { getChannel, getChannelByName } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds, } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
@@ -30,7 +30,7 @@ import { watchUserAccess } from '../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
 import { countChannelMessage } from './channel-stats.ts';
-import { inIds, intArray } from '../db/ids.ts';
+import { intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
 import { usersAlertedBy } from '../alert_words/matching.ts';
 import { attachWidget } from './submessages.ts';
@@ -121,6 +121,15 @@ async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender
   return users;
 }
 
+/** The topic normalized, or undefined where normalizing refuses it (the send refuses it in its own order). */
+function validTopic(raw: string): string | undefined {
+  try {
+    return normalizeTopic(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Users who took part in a topic: those a topic wildcard mention reaches. */
 async function topicParticipants(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
   const rows = await tx
@@ -131,19 +140,6 @@ async function topicParticipants(tx: Tx, channelId: number, topic: string): Prom
     .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
     .execute();
   return new Set(rows.map((r) => r.sender_id));
-}
-
-/** The first message of a topic: a sender whose message it is initiated the topic. */
-async function firstIdInTopic(tx: Tx, channelId: number, topic: string): Promise<number | undefined> {
-  const row = await tx
-    .selectFrom('messages')
-    .select('id')
-    .where('channel_id', '=', channelId)
-    .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id;
 }
 
 /** Members of the groups a message notifies; refuses groups the sender may not mention. */
@@ -157,23 +153,27 @@ async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: nu
 /** The policy a send changes for the sender (or a mentioned user), if any (digest 1.1). */
 async function automaticPolicy(
   tx: Tx,
-  user: User,
+  user: Participant,
   channel: Channel,
   topic: string,
   reason: { sent: boolean; initiated: boolean; mentioned: boolean },
 ): Promise<VisibilityPolicy | undefined> {
   const s = userSettings(user);
   const applies = (policy: unknown) => policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false;
+  const follow = (reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned);
+  const unmute = reason.sent && applies(s.automatically_unmute_topics_in_muted_streams_policy);
+  // Neither policy applies: nothing to read.
+  if (!follow && !unmute) return undefined;
   const current = await visibilityPolicy(tx, user.id, channel.id, topic);
   if (current === VISIBILITY.FOLLOWED) return undefined;
-  if ((reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned)) {
-    return VISIBILITY.FOLLOWED;
-  }
-  if (current === VISIBILITY.UNMUTED || !reason.sent) return undefined;
+  if (follow) return VISIBILITY.FOLLOWED;
+  if (current === VISIBILITY.UNMUTED) return undefined;
   const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', user.id).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
-  if (sub?.is_muted && applies(s.automatically_unmute_topics_in_muted_streams_policy)) return VISIBILITY.UNMUTED;
-  return undefined;
+  return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
 }
+
+/** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone'>;
 
 /** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
@@ -182,7 +182,7 @@ export interface SentMessage {
   messageId: number;
   channel: Channel | undefined;
   topic: string;
-  participants: User[];
+  participants: Participant[];
   /** Users the content mentions by name (not through groups or wildcards). */
   mentionedUserIds: readonly number[];
   /** Each participant's flags from the start (FLAG_BITS: read, mentions...). */
@@ -200,7 +200,9 @@ export interface SendResult {
 export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
   if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
   // Rendering is slow: done before the transaction opens (prerender checks it again inside).
-  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error' });
+  // The topic's links come from the same read of the linkifiers (a topic refused is refused inside).
+  const topic = req.type === 'stream' && req.topic !== undefined ? validTopic(req.topic) : undefined;
+  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error', topic });
   return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req, prerendered));
 }
 
@@ -215,7 +217,7 @@ export async function sendWithin(
   realm: Realm,
   sender: User,
   req: SendRequest,
-  rendered?: () => RenderResult,
+  rendered?: () => Rendered,
 ): Promise<SendResult> {
   const content = normalizeContent(req.content);
   let topic = '';
@@ -226,7 +228,7 @@ export async function sendWithin(
   {
     const viewer = await channelViewer(tx, realm, sender);
     let channel: Channel | undefined;
-    let participants: User[];
+    let participants: Participant[];
     let recipientId: number;
     if (req.type === 'stream') {
       channel = await resolveChannel(tx, viewer, req.to);
@@ -235,19 +237,20 @@ export async function sendWithin(
       participants = await channelParticipants(tx, channel);
     } else {
       const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
-      participants = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      participants = users;
       // A first conversation lets limited participants (can_access_all_users_group) see each other.
-      const access = await watchUserAccess(svc, tx, realm, async () => participants.map((u) => u.id));
+      const access = await watchUserAccess(svc, tx, realm, async () => users.map((u) => u.id));
       recipientId = await dmRecipientId(
         tx,
         realm.id,
-        participants.map((u) => u.id),
+        users.map((u) => u.id),
       );
-      await checkDirectMessagePolicy(tx, viewer, participants, recipientId);
+      await checkDirectMessagePolicy(tx, viewer, users, recipientId);
       await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    const { message, flags, mentionedUserIds } = await deliver(svc, tx, emit, viewer, {
+    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(svc, tx, emit, viewer, {
       channel,
       topic,
       participants,
@@ -262,8 +265,8 @@ export async function sendWithin(
     for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
     const result: SendResult = { id: message.id };
     if (channel) {
-      const initiated = message.id === (await firstIdInTopic(tx, channel.id, topic));
-      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated, mentioned: false });
+      // The first message of a topic: its sender initiated the topic.
+      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated: firstInTopic, mentioned: false });
       if (mine !== undefined) {
         await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
         result.automatic_new_visibility_policy = mine;
@@ -273,27 +276,59 @@ export async function sendWithin(
         const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
         if (theirs !== undefined) await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, theirs);
       }
+      // Last: its row lock is held to the commit.
+      await countChannelMessage(tx, realm.id, channel.id, message.id, message.date_sent);
     }
     return result;
   }
 }
 
-/** A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference). */
-async function channelParticipants(tx: Tx, channel: Channel): Promise<User[]> {
-  const ids = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
-  if (ids.length === 0) return [];
-  return tx.selectFrom('users').selectAll().where(inIds('id', ids)).execute();
+/**
+ * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
+ * The active subscribers (as subscriberIds), with what the send needs of them, in one read.
+ */
+async function channelParticipants(tx: Tx, channel: Channel): Promise<Participant[]> {
+  return tx
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone'])
+    .where('s.channel_id', '=', channel.id)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .orderBy('u.id')
+    .execute();
 }
+
+/** A message's columns but its search vector (written by the database, read by search only). */
+const MESSAGE_COLUMNS = [
+  'id',
+  'realm_id',
+  'sender_id',
+  'recipient_id',
+  'channel_id',
+  'topic',
+  'content',
+  'rendered_content',
+  'date_sent',
+  'client',
+  'is_me_message',
+  'has_link',
+  'has_image',
+  'has_attachment',
+  'last_edit_at',
+  'last_moved_at',
+  'edit_history',
+] as const;
 
 interface Delivery {
   channel: Channel | undefined;
   topic: string;
   /** Everyone who gets a copy (user_messages row and event). */
-  participants: User[];
+  participants: Participant[];
   recipientId: number;
   content: string;
   /** The content rendered before the transaction (messages users write); else rendered here. */
-  rendered?: () => RenderResult;
+  rendered?: () => Rendered;
   client: string;
   /** Who has it read from the start. */
   readBy: number[];
@@ -309,7 +344,7 @@ interface Delivery {
 async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
-  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error' });
+  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
   const recipientIds = new Set(d.participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
@@ -317,9 +352,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   for (const id of await mutersAmong(tx, sender.id, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
-  const firstInChannel =
-    channel !== undefined && !(await tx.selectFrom('messages').select('id').where('channel_id', '=', channel.id).limit(1).executeTakeFirst());
-  const message = await tx
+  const inChannel = channel?.id ?? null;
+  const { first_in_channel: firstInChannel, first_in_topic: firstInTopic, ...message } = await tx
     .insertInto('messages')
     .values({
       realm_id: realm.id,
@@ -339,7 +373,14 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       last_moved_at: null,
       edit_history: null,
     })
-    .returningAll()
+    // The statement does not see its own row: these say whether messages were there before it.
+    .returning([
+      ...MESSAGE_COLUMNS,
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer)`.as('first_in_channel'),
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer and lower(m.topic) = ${topic.toLowerCase()})`.as(
+        'first_in_topic',
+      ),
+    ])
     .executeTakeFirstOrThrow();
   if (recipientIds.size > 0) {
     // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
@@ -349,19 +390,16 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
       select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
       from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
   }
-  if (channel) await countChannelMessage(tx, realm.id, channel.id, message.date_sent);
   await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
   }
-  await attachWidget(tx, message);
+  const submessages = await attachWidget(tx, message);
 
-  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, {
-    publicChannel: channel !== undefined && !channel.invite_only,
-    localEcho: d.localEcho,
-  });
+  const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
+  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, topicLinks, localEcho: d.localEcho });
   if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
-  return { message, flags, mentionedUserIds: rendered.mentions.user_ids };
+  return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
 }
 
 /**
@@ -396,6 +434,7 @@ export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, rea
     readBy: [bot.id, ...(notice.readBy ?? [])],
     starredFor: notice.starredFor,
   });
+  if (delivery.channel) await countChannelMessage(tx, realm.id, delivery.channel.id, message.id, message.date_sent);
   return message.id;
 }
 

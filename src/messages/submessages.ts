@@ -55,14 +55,16 @@ export function widgetFor(content: string): { widget_type: string; extra_data: R
   return { widget_type: 'todo', extra_data: { task_list_title: heading, tasks } };
 }
 
-/** On send: a widget message gets its "widget" submessage before its event is built. */
-export async function attachWidget(tx: Tx, message: Message): Promise<void> {
+/** On send: a widget message gets its "widget" submessage before its event is built; returns the message's submessages. */
+export async function attachWidget(tx: Tx, message: Pick<Message, 'id' | 'realm_id' | 'sender_id' | 'content'>): Promise<ApiSubmessage[]> {
   const widget = widgetFor(message.content);
-  if (!widget) return;
-  await tx
+  if (!widget) return [];
+  const row = await tx
     .insertInto('submessages')
     .values({ realm_id: message.realm_id, message_id: message.id, sender_id: message.sender_id, msg_type: 'widget', content: JSON.stringify(widget) })
-    .execute();
+    .returning(['id', 'message_id', 'sender_id', 'msg_type', 'content'])
+    .executeTakeFirstOrThrow();
+  return [row];
 }
 
 /** The reference's MAX_IDX: the largest option or task index clients use. */

@@ -83,6 +83,8 @@ export interface ChannelDailyMessagesTable {
   realm_id: number;
   channel_id: number;
   day: ColumnType<Date, string, string>;
+  /** One of a few rows per channel and day, so concurrent sends add to different rows. */
+  shard: number;
   count: number;
 }
 

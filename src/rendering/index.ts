@@ -8,7 +8,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Services } from '../services.ts';
-import { collectReferences, render, type References, type RenderContext, type RenderResult } from '../markdown/index.ts';
+import { collectReferences, render, topicLinks, type References, type RenderContext, type RenderResult, type TopicLink } from '../markdown/index.ts';
 import { MarkdownRenderError } from '../markdown/index.ts';
 import { realmUrl, settingsOf } from '../realm/queries.ts';
 import { badRequest } from '../http/errors.ts';
@@ -30,9 +30,16 @@ export interface RenderRequest {
   onFailure?: 'error' | 'plain';
   /** Link previews fetched since the message was sent (previews/job.ts). */
   urlEmbedData?: RenderContext['url_embed_data'];
+  /** A message's topic: its `topic_links` come with the result, from the same linkifiers. */
+  topic?: string;
 }
 
-export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<RenderResult> {
+/** A rendered text, and the `topic_links` of the topic the request named. */
+export interface Rendered extends RenderResult {
+  topicLinks?: { topic: string; links: TopicLink[] };
+}
+
+export async function renderMarkdown(svc: Services, req: RenderRequest): Promise<Rendered> {
   const db = req.db ?? svc.db;
   const refs = collectReferences(req.content);
   const parts = await Promise.all(svc.hooks.referenceResolvers.map((resolve) => resolve(svc, db, req.realm, refs, req.author ?? null)));
@@ -47,7 +54,9 @@ export async function renderMarkdown(svc: Services, req: RenderRequest): Promise
   // Each author's renders take turns with everyone else's (see markdown/pool.ts).
   const key = req.author ? `${req.realm.id}/${req.author.id}` : `${req.realm.id}`;
   try {
-    return await render(req.content, context, { pool: svc.markdown, fallback: req.onFailure === 'plain', key });
+    const result: Rendered = await render(req.content, context, { pool: svc.markdown, fallback: req.onFailure === 'plain', key });
+    if (req.topic !== undefined) result.topicLinks = { topic: req.topic, links: topicLinks(req.topic, context.linkifiers ?? []) };
+    return result;
   } catch (err) {
     if (err instanceof MarkdownRenderError && err.reason !== 'closed') throw badRequest('Unable to render message');
     throw err;
@@ -73,7 +82,7 @@ function previewContext(svc: Services, req: RenderRequest): Partial<RenderContex
  * after the action's own checks. Only for authored text: it reads the
  * organization outside the transaction, as the reference server does.
  */
-export async function prerender(svc: Services, req: Omit<RenderRequest, 'db'>): Promise<() => RenderResult> {
+export async function prerender(svc: Services, req: Omit<RenderRequest, 'db'>): Promise<() => Rendered> {
   try {
     const result = await renderMarkdown(svc, req);
     return () => result;

@@ -29,15 +29,20 @@ export type GroupSettingChange = z.infer<typeof groupSettingChangeSchema>;
  * test permission settings against. Deactivated users belong to nothing.
  */
 export async function userGroupIds(db: Executor, userId: number): Promise<Set<number>> {
-  const rows = await sql<{ id: number }>`
+  const rows = await userGroupIdsQuery(userId).execute(db);
+  return new Set(rows.rows.map((r) => r.id));
+}
+
+/** The query of userGroupIds, for a caller that reads more in the same statement (as a subquery). */
+export function userGroupIdsQuery(userId: number) {
+  return sql<{ id: number }>`
     with recursive up(id) as (
       select m.group_id from user_group_members m join users u on u.id = m.user_id
       where m.user_id = ${userId} and u.is_active
       union
       select s.supergroup_id from user_group_subgroups s join up on s.subgroup_id = up.id
     )
-    select id from up`.execute(db);
-  return new Set(rows.rows.map((r) => r.id));
+    select id from up`;
 }
 
 /** Whether the user is in the group that holds a setting's value. */

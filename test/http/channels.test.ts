@@ -600,3 +600,18 @@ test('a user group used by a channel setting cannot be deactivated', async () =>
   await admin.delete(`/streams/${id}`);
   assert.equal((await admin.post(`/user_groups/${group.body.group_id}/deactivate`)).status, 200);
 });
+
+test('weekly traffic counts every message, sent at once or not, the creation notice included', async () => {
+  const id = await create(member, fresh('busy'));
+  // Four weeks old: the traffic is the last 28 days' messages over four weeks.
+  await server.svc.db.updateTable('channels').set({ date_created: new Date(Date.now() - 28 * 86_400_000) }).where('id', '=', id).execute();
+  await Promise.all(
+    Array.from({ length: 27 }, async (_, i) => {
+      const res = await member.post('/messages', { type: 'stream', to: id, topic: `t${i % 3}`, content: `number ${i}` });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }),
+  );
+  const { stream } = (await member.get(`/streams/${id}`)).body;
+  assert.equal(stream.stream_weekly_traffic, 7);
+  assert.equal(stream.is_recently_active, true);
+});

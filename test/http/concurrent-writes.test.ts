@@ -13,7 +13,7 @@
 //   subscriptions (user, channel)                        POST /users/me/subscriptions (existing channel, principals)
 //   default_channels (channel)                           POST /default_streams
 //   recipients (channel), (realm, dm_key)                POST /messages (first message of a conversation)
-//   channel_daily_messages (channel, day)                POST /messages (first message of the day)
+//   channel_daily_messages (channel, day, shard)         POST /messages (first message of the day)
 //   user_messages (user, message)                        POST /messages
 //   reactions (message, user, type, code)                POST /messages/{id}/reactions
 //   user_topics (user, channel, lower(topic))            POST /user_topics, PATCH /users/me/subscriptions/muted_topics

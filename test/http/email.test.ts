@@ -159,6 +159,21 @@ test('missed messages are batched: one email per conversation, read messages lef
   assert.equal((await server.svc.db.selectFrom('missed_message_emails').select('id').where('user_id', '=', away.id).execute()).length, 0);
 });
 
+test('mentions sent at once join one batch: every message in it, one job', async () => {
+  const away = await server.createUser({ email: 'away-burst@example.com', fullName: 'Away Burst' });
+  const senders = await Promise.all([0, 1, 2, 3].map((i) => server.createUser({ email: `burst-${i}@example.com`, fullName: `Burst ${i}` })));
+  assert.equal((await away.patch('/settings', { email_notifications_batching_period_seconds: 3600 })).status, 200);
+  await channelWith('burst', [away, ...senders]);
+  const mention = `@**Away Burst|${away.id}**`;
+  // Sends adding to one batch (and racing to start it) do not wait on each other's batch row.
+  await Promise.all(senders.flatMap((s, i) => [0, 1].map((k) => send(s, { type: 'stream', to: 'burst', topic: 'at once', content: `${mention} point ${i}.${k}` }))));
+  const pending = await server.svc.db.selectFrom('missed_message_emails').select(['scheduled_at']).where('user_id', '=', away.id).execute();
+  assert.equal(pending.length, 8);
+  assert.equal(new Set(pending.map((p) => p.scheduled_at.getTime())).size, 1, 'one batch');
+  const jobs = await server.svc.db.selectFrom('jobs').select('payload').where('kind', '=', MISSED_MESSAGES_JOB).execute();
+  assert.equal(jobs.filter((j) => (j.payload as { user_id: number }).user_id === away.id).length, 1, 'one job');
+});
+
 test('missed messages follow the settings: offline emails off, wildcard mentions off, channel email notifications on, active users', async () => {
   const quiet = await server.createUser({ email: 'quiet@example.com', fullName: 'Qui Et' });
   const noWildcards = await server.createUser({ email: 'no-wildcards@example.com', fullName: 'No Wild' });

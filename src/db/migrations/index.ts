@@ -33,6 +33,7 @@ import * as serverSecrets from './0180_server_secrets.ts';
 import * as email from './0200_email.ts';
 import * as missedMessageBatches from './0201_missed_message_batches.ts';
 import * as pushTokenHash from './0202_push_token_hash.ts';
+import * as channelTrafficShards from './0203_channel_traffic_shards.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '0200_email': email,
   '0201_missed_message_batches': missedMessageBatches,
   '0202_push_token_hash': pushTokenHash,
+  '0203_channel_traffic_shards': channelTrafficShards,
 };
