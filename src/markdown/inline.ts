@@ -42,10 +42,12 @@ export type InlinePattern = (
    * unchanged text: Python's restart would resume at the placeholder (nothing
    * before it can match anew), the placeholder's characters cannot begin a
    * match the handler accepts, and no lookaround reads across it. A function
-   * decides per match from the characters around it. Such a pattern runs in
-   * one pass; the text is rebuilt once.
+   * decides per match (the regex's span, before the handler runs) from the
+   * characters around it. Such a pattern runs in
+   * one pass; the text is rebuilt once. `data.slice(since, start)` is the
+   * text since the previous placeholder (or the text's start), unchanged.
    */
-  resumesAtPlaceholder?: boolean | ((charBefore: string, charAfter: string) => boolean);
+  resumesAtPlaceholder?: boolean | ((charBefore: string, charAfter: string, data: string, start: number, since: number) => boolean);
 };
 
 /** Where a rejected match was found and where the search went on after it. */
@@ -55,6 +57,9 @@ interface Rejected {
 }
 
 const PREFIX = `${STX}klzzwxh:`;
+type Found = { node: InlineNode; start: number; end: number } | { resume: number };
+/** find()'s answer when the one-pass loop must stop before a match. */
+const REFUSED = Symbol('refused');
 
 // Old-style patterns are written without the g flag; searching from an offset needs it.
 const globalVersions = new WeakMap<RegExp, RegExp>();
@@ -117,20 +122,26 @@ export class InlineProcessor {
     let last = 0;
     let base = 0;
     let from = 0;
+    const resumes = pattern.resumesAtPlaceholder;
+    // Judged on the regex's span before the handler runs: a refused match is
+    // handled again by the restarting loop, and handlers may stash HTML.
+    const refuses =
+      typeof resumes === 'function'
+        ? (start: number, end: number) => {
+            // What precedes the match in the current text: a placeholder's end if one was just put there.
+            const before = start > last ? data[start - 1]! : parts.length ? ETX : '';
+            return !resumes(before, data[end] ?? '', data, start, last);
+          }
+        : undefined;
     for (;;) {
-      const found = this.find(pattern, data, base, from, null);
+      const found = this.find(pattern, data, base, from, null, refuses);
       if (found === null) break;
+      if (found === REFUSED) return { data: parts.length ? parts.join('') + data.slice(last) : data, stopped: true };
       if ('resume' in found) {
         base = from = found.resume;
         continue;
       }
       const { start, end } = found;
-      // What precedes the match in the current text: a placeholder's end if one was just put there.
-      const before = start > last ? data[start - 1]! : parts.length ? ETX : '';
-      const resumes = pattern.resumesAtPlaceholder;
-      if (typeof resumes === 'function' && !resumes(before, data[end] ?? '')) {
-        return { data: parts.length ? parts.join('') + data.slice(last) : data, stopped: true };
-      }
       parts.push(data.slice(last, start), this.placeholderFor(found.node, patternIndex));
       last = from = end;
       base = 0;
@@ -162,20 +173,31 @@ export class InlineProcessor {
     }
   }
 
-  /** The next match the handler accepts, an old-style rejection, or null. */
+  /** The next match the handler accepts, an old-style rejection, REFUSED (if `refuses` says so), or null. */
+  private find(pattern: InlinePattern, data: string, base: number, from: number, rejected: Rejected[]): Found | null;
+  private find(
+    pattern: InlinePattern,
+    data: string,
+    base: number,
+    from: number,
+    rejected: null,
+    refuses?: (start: number, end: number) => boolean,
+  ): Found | typeof REFUSED | null;
   private find(
     pattern: InlinePattern,
     data: string,
     base: number,
     from: number,
     rejected: Rejected[] | null,
-  ): { node: InlineNode; start: number; end: number } | { resume: number } | null {
+    refuses?: (start: number, end: number) => boolean,
+  ): Found | typeof REFUSED | null {
     if (pattern.kind === 'new') {
       // Like Python's finditer: the first match whose handler accepts it wins.
       pattern.re.lastIndex = from;
       for (;;) {
         const m = pattern.re.exec(data);
         if (!m) return null;
+        if (refuses?.(m.index, m.index + m[0].length)) return REFUSED;
         if (m[0].length === 0) pattern.re.lastIndex++;
         const r = pattern.handle(m, data);
         if (r) return r;
@@ -187,9 +209,10 @@ export class InlineProcessor {
     re.lastIndex = from - base;
     const m = re.exec(rest);
     if (!m) return null;
-    const node = pattern.handle(m);
     const start = base + m.index;
     const end = start + m[0].length;
+    if (refuses?.(start, end)) return REFUSED;
+    const node = pattern.handle(m);
     if (node === null) {
       rejected?.push({ at: start, resume: end });
       return { resume: end };

@@ -227,6 +227,28 @@ function texBarrier(data: string, start: number): number {
   return q < 0 ? 0 : Math.max(0, q - 1);
 }
 
+/**
+ * Python's restart finds a formula before this one only where an earlier `$$`
+ * opens a body (no newline, `$` only as `\$`) that now runs on through the
+ * placeholder. Scanning back over the text since the previous placeholder
+ * settles it: that one was put where no body was open, and holds no `$`. Any
+ * `$$` counts as an opener (then the restarting loop takes over). No lookaround
+ * reads across the placeholder: a formula cannot start right after one, as the
+ * `(?!\$)` after the closing `$$` refuses a `$` there.
+ */
+function texResumes(_before: string, _after: string, data: string, start: number, since: number): boolean {
+  for (let i = start - 1; i >= since; i--) {
+    const c = data[i];
+    if (c === '\n') return true;
+    if (c !== '$') continue;
+    const prev = i > since ? data[i - 1] : '';
+    if (prev === '$') return false;
+    if (prev !== '\\') return true; // an unescaped `$` ends every body
+    i--; // `\$` may be inside a body
+  }
+  return true;
+}
+
 function simpleTag(
   name: string,
   re: RegExp,
@@ -333,6 +355,7 @@ export function buildPatterns(
       kind: 'old',
       name: 'tex',
       barrier: texBarrier,
+      resumesAtPlaceholder: texResumes,
       re: new RegExp(`(?<!${W})(?<!\\$)\\$\\$(?<body>[^\\n_$](?:\\\\\\$|[^$\\n])*)\\$\\$(?!\\$)(?!${W})`, 'su'),
       handle(m) {
         const body = m.groups!.body!;
