@@ -53,6 +53,29 @@ const CHANNEL_FOLDER = {
   properties: { id: int, name: str, description: str, rendered_description: str, order: int, date_created: int, creator_id: { type: 'integer', nullable: true }, is_archived: bool },
 };
 
+/** A reminder (FL 399): a scheduled direct message to oneself about another message. */
+const REMINDER = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['reminder_id', 'type', 'to', 'content', 'rendered_content', 'scheduled_delivery_timestamp', 'failed', 'reminder_target_message_id'],
+  properties: {
+    reminder_id: int,
+    type: { enum: ['private'] },
+    to: { type: 'array', items: int },
+    content: str,
+    rendered_content: str,
+    scheduled_delivery_timestamp: int,
+    failed: bool,
+    reminder_target_message_id: int,
+  },
+};
+
+const NAVIGATION_VIEW = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { fragment: str, is_pinned: bool, name: { type: 'string', nullable: true } },
+};
+
 export const OVERLAY: readonly OverlayEntry[] = [
   // --- newer than the document (Zulip 11, up to feature level 419) ---
   {
@@ -81,15 +104,16 @@ export const OVERLAY: readonly OverlayEntry[] = [
       realm_can_set_topics_policy_group: group,
       realm_topics_policy: { type: 'string', enum: ['allow_empty_topic', 'disable_empty_topic'] },
       channel_folders: { type: 'array', items: CHANNEL_FOLDER },
-      navigation_views: {
-        type: 'array',
-        items: { type: 'object', additionalProperties: false, properties: { fragment: str, is_pinned: bool, name: { type: 'string', nullable: true } } },
-      },
+      navigation_views: { type: 'array', items: NAVIGATION_VIEW },
       push_devices: {
         type: 'object',
-        additionalProperties: { type: 'object', additionalProperties: false, properties: { status: str, error_code: { type: 'string', nullable: true } } },
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { status: { type: 'string', enum: ['active', 'pending', 'failed'] }, error_code: { type: 'string', nullable: true } },
+        },
       },
-      reminders: { type: 'array', items: { type: 'object' } },
+      reminders: { type: 'array', items: REMINDER },
     },
     reason: 'register keys of FL 389-417: channel folders, navigation views, push devices, reminders and their bounds (digest section 4)',
   },
@@ -127,6 +151,56 @@ export const OVERLAY: readonly OverlayEntry[] = [
     event: 'channel_folder/reorder',
     schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['channel_folder'] }, op: str, order: { type: 'array', items: int } } },
     reason: 'reordering channel folders is FL 418 (digest 3.3)',
+  },
+  {
+    event: 'navigation_view/add',
+    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['navigation_view'] }, op: str, navigation_view: NAVIGATION_VIEW } },
+    reason: 'navigation views are FL 390 (digest 3.3)',
+  },
+  {
+    event: 'navigation_view/update',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        id: int,
+        type: { enum: ['navigation_view'] },
+        op: str,
+        fragment: str,
+        data: { type: 'object', additionalProperties: false, properties: { is_pinned: bool, name: { type: 'string', nullable: true } } },
+      },
+    },
+    reason: 'navigation views are FL 390 (digest 3.3)',
+  },
+  {
+    event: 'navigation_view/remove',
+    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['navigation_view'] }, op: str, fragment: str } },
+    reason: 'navigation views are FL 390 (digest 3.3)',
+  },
+  {
+    event: 'push_device',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        id: int,
+        type: { enum: ['push_device'] },
+        push_account_id: str,
+        status: { type: 'string', enum: ['active', 'pending', 'failed'] },
+        error_code: { type: 'string', nullable: true },
+      },
+    },
+    reason: 'push device registration is FL 406 (digest 3.3)',
+  },
+  {
+    event: 'reminders/add',
+    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['reminders'] }, op: str, reminders: { type: 'array', items: REMINDER } } },
+    reason: 'reminders are FL 399 (digest 3.3)',
+  },
+  {
+    event: 'reminders/remove',
+    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['reminders'] }, op: str, reminder_id: int } },
+    reason: 'reminders are FL 399 (digest 3.3)',
   },
   {
     event: 'presence',
@@ -171,6 +245,11 @@ export const OVERLAY: readonly OverlayEntry[] = [
   },
 
   // --- where the document is wrong about the reference ---
+  {
+    at: 'schema User#/allOf/1',
+    properties: { is_system_bot: bool },
+    reason: "the reference's user objects of system bots say so (is_system_bot), as register's cross_realm_bots do",
+  },
   {
     at: 'response GET /users/me 200#/allOf/1',
     properties: { bot_type: int, bot_owner_id: { type: 'integer', nullable: true } },
