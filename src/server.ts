@@ -58,7 +58,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
   const persistQueues = config.dataDir !== ':memory:' && !cluster;
   const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
-    const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION, immediate: false };
+    const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION };
     for (const queue of restored) {
       // A queue that moved twice with nothing in between (handed on by a process that was itself
       // stopping) needs one notice, of the server that holds it now: the last one is brought up to date.

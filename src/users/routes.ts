@@ -32,7 +32,9 @@ export function userRoutes(r: Router): void {
   });
 
   r.route('GET', '/users/me', {}, async (ctx) => {
-    const me = formatUser(ctx.user, ctx.user, { clientSvcavatar: false });
+    const { bot_type, bot_owner_id, ...human } = formatUser(ctx.user, ctx.user, { clientSvcavatar: false });
+    // The bot fields only for bots, as the reference's own profile does (digest 2, "Users").
+    const me = ctx.user.is_bot ? { ...human, bot_type, bot_owner_id } : human;
     const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [ctx.user]);
     return { ...me, max_message_id: await maxMessageIdFor(ctx.svc.db, ctx.user), profile_data: profiles.get(ctx.user.id) ?? {} };
   });

@@ -71,6 +71,8 @@ test('a member creates a generic bot; it is announced and authenticates with its
   const me = await asBot(bot.user_id, 'testy-bot@confab.test', bot.api_key).get('/users/me');
   assert.equal(me.status, 200);
   assert.equal(me.body.user_id, bot.user_id);
+  assert.equal(me.body.bot_type, 1);
+  assert.equal(me.body.bot_owner_id, member.id);
 
   const listed = await member.get('/bots');
   assert.deepEqual(

@@ -397,6 +397,7 @@ test('queues survive graceful restarts', async () => {
     assert.equal(res.body.events[0].person.full_name, 'Before Restart');
     assert.equal(res.body.events[1].svc_feature_level, SVC_FEATURE_LEVEL);
     assert.equal(res.body.events[1].svc_version, SVC_VERSION);
+    assert.ok(!('immediate' in res.body.events[1]), 'the reference dropped `immediate` at feature level 240');
     const fresh = await owner.post('/register', { fetch_event_types: ['realm'], event_types: ['heartbeat'] });
     assert.equal(res.body.events[1].server_generation, fresh.body.server_generation, 'the generation register reports');
     await second.createUser({ fullName: 'After Restart', email: 'after@example.com' });

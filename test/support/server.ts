@@ -17,6 +17,7 @@ import { runDueJobs } from '../../src/jobs/worker.ts';
 import { JOB_KINDS } from '../../src/jobs/kinds.ts';
 import { EMAIL_JOB } from '../../src/email/queue.ts';
 import { MISSED_MESSAGES_JOB } from '../../src/email/missed-messages.ts';
+import { checkResponse } from './openapi.ts';
 
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'owner-password-1';
@@ -76,6 +77,7 @@ export class Client {
     } catch {
       // not JSON: keep the text
     }
+    checkResponse(method, url, res.statusCode, body);
     return { status: res.statusCode, body, headers: res.headers };
   }
 

@@ -1,0 +1,39 @@
+// The test support's OpenAPI check (test/support/openapi.ts): the overlay loads
+// (every entry names a schema that exists and says why), and the check catches
+// what it is there to catch, in replies and in events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkEvent, checkResponse } from '../support/openapi.ts';
+import { OVERLAY } from '../support/openapi-overlay.ts';
+
+const ok = { result: 'success', msg: '' };
+
+test('every overlay entry says why in one line', () => {
+  for (const entry of OVERLAY) assert.match(entry.reason, /^[^\n]{10,200}$/, JSON.stringify(entry));
+});
+
+test('events: a key the document does not allow, a wrong type, an unknown type', () => {
+  assert.throws(() => checkEvent({ type: 'restart', id: 1, server_generation: 1, immediate: false }), /immediate/);
+  assert.throws(() => checkEvent({ type: 'reaction', op: 'add', id: 1, message_id: 'one' }), /message_id must be integer/);
+  assert.throws(() => checkEvent({ type: 'no_such_event', id: 1 }), /no schema for this event type/);
+  checkEvent({ type: 'heartbeat', id: 1 });
+  // Overlay: newer than the document.
+  checkEvent({ type: 'presence', id: 2, presences: { '3': { active_timestamp: 1, idle_timestamp: 2 } } });
+});
+
+test('replies: the renames apply, strict objects stay strict, events in GET /events are checked one by one', () => {
+  const versions = { svc_version: '11.0', svc_feature_level: 419, svc_merge_base: '11.0' };
+  checkResponse('GET', '/api/v1/server_settings', 200, { ...ok, ...versions, zulip_version: '11.0', zulip_feature_level: 419, zulip_merge_base: '11.0' });
+  assert.throws(() => checkResponse('GET', '/api/v1/server_settings', 200, { ...ok, ...versions, no_such_key: 1 }), /no_such_key/);
+  assert.throws(() => checkResponse('GET', '/api/v1/users/me', 200, { ...ok, user_id: '5' }), /user_id must be integer/);
+  const events = (list: unknown[]) => checkResponse('GET', '/api/v1/events', 200, { ...ok, queue_id: 'q', events: list });
+  events([{ type: 'heartbeat', id: 1 }]);
+  assert.throws(() => events([{ type: 'heartbeat', id: 1 }, { type: 'restart', id: 2, immediate: true }]), /immediate/);
+});
+
+test('errors: a listed error keeps its shape, any other has the envelope', () => {
+  checkResponse('GET', '/api/v1/messages/5', 400, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+  assert.throws(() => checkResponse('GET', '/api/v1/messages/5', 400, { result: 'error', msg: 'Invalid message(s)' }), /code/);
+  // Routes the document does not have are not checked.
+  checkResponse('GET', '/api/v1/no/such/route', 200, { anything: true });
+});
