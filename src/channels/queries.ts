@@ -48,7 +48,7 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
     if (ids.length === 0) return [];
     q = q.where(inIds('id', ids));
   }
-  // Whole organizations (register lists every channel): as one JSON value (db/json-rows.ts).
+  // Whole organizations (register lists every channel): one JSON value on PGlite (db/json-rows.ts).
   return jsonRows(db, q.orderBy('id'), ['date_created']);
 }
 

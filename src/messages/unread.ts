@@ -82,7 +82,7 @@ interface UnreadRow {
  */
 async function unreadRows(db: Executor, userId: number, ids?: number[]): Promise<UnreadRow[]> {
   const which = ids === undefined ? sql`(um.flags & ${FLAG_BITS.read}) = 0` : sql`um.message_id = any(${intArray(ids)})`;
-  // Up to 50,000 rows: as one JSON value (db/json-rows.ts).
+  // Up to 50,000 rows: one JSON value on PGlite (db/json-rows.ts).
   return jsonRows(
     db,
     sql<UnreadRow>`

@@ -44,7 +44,7 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
   } else {
     q = q.where('is_system_bot', '=', false);
   }
-  // Whole organizations: as one JSON value (db/json-rows.ts).
+  // Whole organizations: one JSON value on PGlite (db/json-rows.ts).
   return jsonRows(db, q.orderBy('id'), USER_DATES);
 }
 
