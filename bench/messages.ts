@@ -3,8 +3,9 @@
 // 1. send throughput to a channel of 50 subscribers, each with a live queue,
 //    from one sender in turn and from 10 senders at once;
 // 2. latency from a send to its event in all 50 queues (p50, p99);
-// 3. GET /messages latency for 100 messages, narrowed to one channel and to the
-//    caller's own history, over a history of at least 1,000,000 messages.
+// 3. GET /messages latency for 100 messages: the newest of one channel, and around
+//    anchors spread over the history, narrowed to that channel and to the caller's
+//    own history, over a history of at least 1,000,000 messages.
 //
 // Beside each figure, the same work done by bare SQL on the same database, and
 // the ratio. Requests go through the whole HTTP stack (Fastify's inject: routing,
@@ -13,16 +14,14 @@
 //   node bench/messages.ts [--history 1000000] [--sends 300]
 
 import { parseArgs } from 'node:util';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pino from 'pino';
 import pg from 'pg';
-import { loadConfig } from '../src/config.ts';
-import { createServer } from '../src/server.ts';
 import { createUserAsOperator } from '../src/users/actions.ts';
 import { ROLE } from '../src/users/roles.ts';
+import { benchServer, ms, quantile, timed } from './support.ts';
+import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
 
 const { values } = parseArgs({ options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' } } });
 const HISTORY = Number(values.history);
@@ -31,42 +30,10 @@ const SUBSCRIBERS = 50;
 const SENDERS = 10;
 const root = new URL('..', import.meta.url).pathname;
 
-const dataDir = mkdtempSync(join(tmpdir(), 'confab-bench-messages-'));
-let databaseUrl = process.env.DATABASE_URL;
-let dropDatabase: (() => Promise<void>) | undefined;
-if (databaseUrl) {
-  // A database of its own on that server, dropped afterwards.
-  const name = `confab_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(databaseUrl);
-  url.pathname = `/${name}`;
-  const base = databaseUrl;
-  databaseUrl = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: base });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-}
-
-const config = loadConfig({
-  databaseUrl,
-  dataDir: databaseUrl ? ':memory:' : dataDir,
-  logLevel: 'warn',
-  passwordHash: { memoryCost: 1024, timeCost: 1 },
-  rateLimit: { perUser: 1e9, perIp: 1e9, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 },
-  bootstrap: { email: 'owner@bench.example', password: 'bench-password', orgName: 'Bench' },
-});
-const server = await createServer(config, pino({ level: 'warn' }));
+const bench = await benchServer('messages');
+const { server, databaseUrl } = bench;
 const { svc, app } = server;
 const db = svc.db;
-
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
-const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 interface Caller {
   id: number;
@@ -229,25 +196,25 @@ try {
   const total = Number((await sql<{ n: number }>`select count(*)::integer as n from messages`.execute(db)).rows[0].n);
 
   const ROUNDS = 30;
-  const timeIt = async (fn: () => Promise<unknown>) => {
-    const times: number[] = [];
-    await fn();
-    for (let i = 0; i < ROUNDS; i++) {
-      const t = performance.now();
-      await fn();
-      times.push(performance.now() - t);
-    }
-    return times;
-  };
+  const timeIt = (fn: () => Promise<unknown>) => timed(ROUNDS, fn);
   // Anchors spread over the history, not just its newest end.
   const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
   let k = 0;
   const apiChannel = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
   k = 0;
   const apiHistory = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }));
+  const apiNewest = await timeIt(() => call(sender, 'GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
   k = 0;
+  // The columns a message object is made of (not the stored search vector).
+  const columns = sql.raw(MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', '));
+  const sqlNewest = await timeIt(() =>
+    sql`select ${columns}, um.flags, u.full_name, u.email from messages m
+        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
+        join users u on u.id = m.sender_id
+        where m.channel_id = ${channels.history} order by m.id desc limit 100`.execute(db),
+  );
   const sqlChannel = await timeIt(() =>
-    sql`select m.*, um.flags, u.full_name, u.email from messages m
+    sql`select ${columns}, um.flags, u.full_name, u.email from messages m
         left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
         join users u on u.id = m.sender_id
         where m.channel_id = ${channels.history} and m.id < ${anchors[k++ % anchors.length]} order by m.id desc limit 100`.execute(db),
@@ -256,7 +223,7 @@ try {
   // The bound on both ids lets either index start at the anchor (PostgreSQL does not carry ranges across joins).
   const sqlHistory = await timeIt(() => {
     const anchor = anchors[k++ % anchors.length];
-    return sql`select m.*, um.flags, u.full_name, u.email from user_messages um
+    return sql`select ${columns}, um.flags, u.full_name, u.email from user_messages um
         join messages m on m.id = um.message_id join users u on u.id = m.sender_id
         where um.user_id = ${sender.id} and um.message_id < ${anchor} and m.id < ${anchor} order by um.message_id desc limit 100`.execute(db);
   });
@@ -273,6 +240,7 @@ try {
     `  ${SENDERS} senders at once: API ${apiConcurrentRate.toFixed(1)} messages/s   bare SQL (${SENDERS} transactions at once) ${sqlConcurrentRate.toFixed(1)} messages/s   ratio ${(sqlConcurrentRate / apiConcurrentRate).toFixed(1)}x` +
       (lockShare === undefined ? '' : `   busy connections waiting on a lock: ${(lockShare * 100).toFixed(0)}%`),
     `GET /messages, 100 messages, history of ${total} messages (written in ${fillSeconds.toFixed(0)} s):`,
+    `  ${row('the newest of one channel', apiNewest, sqlNewest)}`,
     `  ${row('narrow to one channel', apiChannel, sqlChannel)}`,
     `  ${row("the caller's history (no narrow)", apiHistory, sqlHistory)}`,
   ];
@@ -280,7 +248,5 @@ try {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, `bench/results/messages-${svc.dbKind}.txt`), `${lines.join('\n')}\n`);
 } finally {
-  await server.close();
-  await dropDatabase?.();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -10,6 +10,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { CHANNEL_PERMISSIONS, hasMetadataAccess, type ChannelViewer } from './access.ts';
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
+import { jsonRows } from '../db/json-rows.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
   if (!isRowId(channelId)) return undefined;
@@ -47,7 +48,8 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
     if (ids.length === 0) return [];
     q = q.where(inIds('id', ids));
   }
-  return q.orderBy('id').execute();
+  // Whole organizations (register lists every channel): one JSON value on PGlite (db/json-rows.ts).
+  return jsonRows(db, q.orderBy('id'), ['date_created']);
 }
 
 /** A channel the viewer may know of, or "Invalid channel ID" (no hint that it exists). */

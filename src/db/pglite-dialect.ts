@@ -88,6 +88,9 @@ class PGliteDriver implements Driver {
   }
 }
 
+/** PostgreSQL's, under its own name: queries that read large results ask which database they run on (json-rows.ts). */
+export class PGliteAdapter extends PostgresAdapter {}
+
 export class PGliteDialect implements Dialect {
   readonly #pg: PGlite;
 
@@ -96,7 +99,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createAdapter() {
-    return new PostgresAdapter();
+    return new PGliteAdapter();
   }
 
   createDriver(): Driver {

@@ -3,11 +3,10 @@
 
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
-import type { Message } from './tables.ts';
 import { badRequest } from '../http/errors.ts';
 import { unsupportedCombination } from '../http/params.ts';
-import { formatMessages, type ApiMessage } from './format.ts';
-import { buildSearch, idRange, searchFrom, type Search, type Searcher } from './search.ts';
+import { FORMATTED_COLUMNS, formatMessages, type ApiMessage, type FormattedMessageRow } from './format.ts';
+import { buildSearch, idRange, orderKey, searchFrom, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from './flags.ts';
 import { intArray } from './state-support.ts';
@@ -41,11 +40,13 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean | u
   return Math.min(Math.max(0, Number(raw)), LARGER_THAN_MAX_MESSAGE_ID);
 }
 
-type Row = Message & { um_flags: number | null };
+type Row = FormattedMessageRow & { um_flags: number | null };
+
+const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
 
 async function rows(db: Executor, search: Search, where: ReturnType<typeof sql>, order: 'asc' | 'desc', limit: number): Promise<Row[]> {
   if (limit <= 0) return [];
-  const result = await sql<Row>`select m.*, um.flags as um_flags from ${searchFrom(search)} and ${where} order by m.id ${sql.raw(order)} limit ${limit}`.execute(db);
+  const result = await sql<Row>`select ${COLUMNS}, um.flags as um_flags from ${searchFrom(search)} and ${where} order by ${orderKey(search)} ${sql.raw(order)} limit ${limit}`.execute(db);
   return result.rows;
 }
 
@@ -82,10 +83,14 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   const search = await buildSearch(db, s, req.narrow);
   const anchor =
     anchorParam === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === 'oldest' ? 0 : anchorParam === 'first_unread' ? await firstUnread(db, search) : anchorParam;
-  // One row more than asked on each side tells whether the end was reached.
-  const before = await rows(db, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
-  const after = await rows(db, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
-  const atAnchor = req.include_anchor ? await rows(db, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
+  // One row more than asked on each side tells whether the end was reached. Past the
+  // newest message (`newest`, nothing unread) nothing is after or at the anchor; at 0
+  // (`oldest`) nothing is before or at it: those queries are skipped.
+  const pastEnd = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
+  const atStart = anchor <= 0;
+  const before = atStart ? [] : await rows(db, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
+  const after = pastEnd ? [] : await rows(db, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
+  const atAnchor = req.include_anchor && !pastEnd && !atStart ? await rows(db, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
   const window = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
   return {
     messages: await present(db, s, window, req, search),

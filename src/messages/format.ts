@@ -58,10 +58,29 @@ export function visibleEditHistory(realm: Realm, history: EditHistoryEntry[] | n
   return moves.length > 0 ? moves : undefined;
 }
 
+/** The columns of a message that formatting reads (not the search vector, nor the has_* facts). */
+export const FORMATTED_COLUMNS = [
+  'id',
+  'sender_id',
+  'recipient_id',
+  'channel_id',
+  'topic',
+  'content',
+  'rendered_content',
+  'date_sent',
+  'client',
+  'is_me_message',
+  'last_edit_at',
+  'last_moved_at',
+  'edit_history',
+] as const satisfies readonly (keyof Message)[];
+
+export type FormattedMessageRow = Pick<Message, (typeof FORMATTED_COLUMNS)[number]>;
+
 export async function formatMessages(
   db: Executor,
   realm: Realm,
-  rows: Omit<Message, 'search_tsv'>[],
+  rows: FormattedMessageRow[],
   opts: FormatOptions,
   known: KnownParts = {},
 ): Promise<ApiMessage[]> {

@@ -194,7 +194,6 @@ function isCondition(operand: string, viewerId: number | null): RawBuilder<unkno
   }
 }
 
-/** The FROM and WHERE of a search, for the queries in fetch.ts to complete. */
 /**
  * A range on the message id, as `(id) => sql`${id} < ${anchor}``. Where copies are
  * joined, both ids get it: PostgreSQL carries equalities across a join, not ranges,
@@ -204,6 +203,16 @@ export function idRange(search: Search, cond: (id: RawBuilder<unknown>) => RawBu
   return search.historyChannels === undefined ? sql`${cond(sql`m.id`)} and ${cond(sql`um.message_id`)}` : cond(sql`m.id`);
 }
 
+/**
+ * What a search is ordered by: over the viewer's copies, their message id, so that
+ * the plan walks the viewer's copies (user_messages' key) and not every message of
+ * the organization backwards, filtering by user.
+ */
+export function orderKey(search: Search): RawBuilder<unknown> {
+  return search.historyChannels === undefined ? sql`um.message_id` : sql`m.id`;
+}
+
+/** The FROM and WHERE of a search, for the queries in fetch.ts to complete. */
 export function searchFrom(search: Search): RawBuilder<unknown> {
   const where = search.conditions.length > 0 ? sql` and ${sql.join(search.conditions, sql` and `)}` : sql``;
   if (search.historyChannels === undefined) {

@@ -79,15 +79,16 @@ export async function systemGroupIds(db: Executor, realmId: number): Promise<Rec
 export async function directMemberIds(db: Executor, groupIds: number[]): Promise<Map<number, number[]>> {
   const result = new Map<number, number[]>(groupIds.map((id) => [id, []]));
   if (groupIds.length === 0) return result;
+  // A row per group, not per member: system groups hold the whole organization.
   const rows = await db
     .selectFrom('user_group_members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.group_id', 'm.user_id'])
+    .select(['m.group_id', sql<number[]>`json_agg(m.user_id order by m.user_id)`.as('user_ids')])
     .where('m.group_id', 'in', groupIds)
     .where('u.is_active', '=', true)
-    .orderBy('m.user_id')
+    .groupBy('m.group_id')
     .execute();
-  for (const r of rows) result.get(r.group_id)!.push(r.user_id);
+  for (const r of rows) result.set(r.group_id, r.user_ids);
   return result;
 }
 

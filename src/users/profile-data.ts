@@ -1,10 +1,14 @@
 import type { Executor } from '../db/schema.ts';
 import type { User } from './tables.ts';
+import { jsonRows } from '../db/json-rows.ts';
 
 export type ProfileData = Record<string, { value: string; rendered_value?: string }>;
 
-/** Above this many users, read the organization's values and keep the users' (no huge id lists). */
-const ID_LIST_LIMIT = 1000;
+/**
+ * Above this many users, read the organization's values and keep the users'
+ * (no long id lists: register and GET /users ask for everyone).
+ */
+const ID_LIST_LIMIT = 100;
 
 /** Custom profile field values of each user, keyed by field id. */
 export async function profileDataFor(db: Executor, realmId: number, users: User[]): Promise<Map<number, ProfileData>> {
@@ -16,7 +20,7 @@ export async function profileDataFor(db: Executor, realmId: number, users: User[
     .where('realm_id', '=', realmId);
   if (users.length <= ID_LIST_LIMIT) q = q.where('user_id', 'in', users.map((u) => u.id));
   const wanted = new Set(users.map((u) => u.id));
-  for (const row of await q.orderBy('field_id').execute()) {
+  for (const row of await jsonRows(db, q.orderBy('field_id'))) {
     if (!wanted.has(row.user_id)) continue;
     let data = result.get(row.user_id);
     if (!data) result.set(row.user_id, (data = {}));

@@ -7,6 +7,10 @@ import { ROLE } from './roles.ts';
 import { badRequest } from '../http/errors.ts';
 import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
+import { jsonRows } from '../db/json-rows.ts';
+
+/** The timestamp columns of a user row. */
+const USER_DATES = ['date_joined', 'last_active_at'] as const;
 
 export async function getUser(db: Executor, realmId: number, userId: number): Promise<User | undefined> {
   if (!isRowId(userId)) return undefined;
@@ -40,7 +44,8 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
   } else {
     q = q.where('is_system_bot', '=', false);
   }
-  return q.orderBy('id').execute();
+  // Whole organizations: one JSON value on PGlite (db/json-rows.ts).
+  return jsonRows(db, q.orderBy('id'), USER_DATES);
 }
 
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
