@@ -97,7 +97,14 @@ function call(port: number, method: string, path: string, params: Record<string,
   const isGet = method === 'GET';
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method, agent, path: `/api/v1${path}${isGet ? `?${body}` : ''}`, headers: { authorization: auth, ...(isGet ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        agent,
+        path: `/api/v1${path}${isGet ? `?${body}` : ''}`,
+        headers: { authorization: auth, ...(isGet ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
@@ -230,7 +237,9 @@ async function fanout(): Promise<void> {
       await call(ports[i % 2], 'POST', '/messages', { type: 'direct', to: ['owner@bench.example'], content: `fan-out ${i}` });
       rounds.push((await parked) - t);
     }
-    report(`fan-out: ${FANOUT} queues over 2 processes (registered in ${(registered / 1000).toFixed(1)} s): send -> last queue ${rounds.map((r) => r.toFixed(0)).join(', ')} ms`);
+    report(
+      `fan-out: ${FANOUT} queues over 2 processes (registered in ${(registered / 1000).toFixed(1)} s): send -> last queue ${rounds.map((r) => r.toFixed(0)).join(', ')} ms`,
+    );
   });
 }
 

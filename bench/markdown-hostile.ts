@@ -43,7 +43,9 @@ preloadEmoji();
 renderSync('warm up http://example.com :smile: 😀 $$x$$\n```python\nx = 1\n```', HOSTILE_CONTEXT);
 
 const fmt = (ms: number) => ms.toFixed(1).padStart(8);
-console.log(`${'shape'.padEnd(30)} ${'chars'.padStart(6)} ${'cpu ms'.padStart(8)} ${'wall ms'.padStart(8)} ${'cold cpu'.padStart(9)} ${'plain cpu'.padStart(9)}`);
+console.log(
+  `${'shape'.padEnd(30)} ${'chars'.padStart(6)} ${'cpu ms'.padStart(8)} ${'wall ms'.padStart(8)} ${'cold cpu'.padStart(9)} ${'plain cpu'.padStart(9)}`,
+);
 let slowest = { name: '', cpu: 0 };
 for (const { name, content } of HOSTILE_SHAPES) {
   const { cpu, wall, cold } = measure(content);

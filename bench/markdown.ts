@@ -11,8 +11,14 @@ import { RenderPool, renderSync, type RenderContext } from '../src/markdown/inde
 
 const context: RenderContext = {
   users: Array.from({ length: 50 }, (_, i) => ({ id: i + 1, full_name: `User Number${i + 1}` })),
-  groups: [{ id: 1, name: 'backend' }, { id: 2, name: 'design' }],
-  channels: [{ id: 1, name: 'general' }, { id: 2, name: 'engineering' }],
+  groups: [
+    { id: 1, name: 'backend' },
+    { id: 2, name: 'design' },
+  ],
+  channels: [
+    { id: 1, name: 'general' },
+    { id: 2, name: 'engineering' },
+  ],
   topics: [{ channel_id: 2, topic: 'deploys', latest_message_id: 4242 }],
   linkifiers: [{ id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/issues/{id}' }],
   custom_emoji: [{ id: 1, name: 'shipit', source_url: '/user_avatars/1/emoji/images/1.png' }],
@@ -28,7 +34,10 @@ const MIX: [number, string][] = [
   [6, 'See https://github.com/example/repo/pull/1234 and #4521 for the details.'],
   [5, 'Docs are at [the wiki](https://wiki.example.com/page) and in #**engineering>deploys**'],
   [6, 'haha 😂 that is great :tada: :smile:'],
-  [6, '```python\ndef handler(request):\n    user = request.user\n    if not user.is_active:\n        raise PermissionDenied()\n    return render(request, "page.html", {"user": user})\n```'],
+  [
+    6,
+    '```python\ndef handler(request):\n    user = request.user\n    if not user.is_active:\n        raise PermissionDenied()\n    return render(request, "page.html", {"user": user})\n```',
+  ],
   [3, '```\n$ npm test\n> 42 passing (3s)\n```\nall green now'],
   [5, '> the deploy failed at step 3\n\nthat was the migration, I reran it'],
   [3, 'Meeting notes:\n* agreed on the API shape\n* **Alice** writes the spec\n* ship by <time:2025-03-01T17:00:00Z>\n\n1. first\n2. second'],

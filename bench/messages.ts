@@ -94,12 +94,16 @@ try {
   }
   const [sender] = callers;
   await call(sender, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'live' }, { name: 'history' }], principals: callers.map((c) => c.id) });
-  const channels = Object.fromEntries(
-    (await db.selectFrom('channels').select(['id', 'name']).execute()).map((c) => [c.name, c.id]),
-  ) as Record<string, number>;
+  const channels = Object.fromEntries((await db.selectFrom('channels').select(['id', 'name']).execute()).map((c) => [c.name, c.id])) as Record<string, number>;
 
   // ---- 1 and 2: sends to a channel of 50 subscribers with 50 live queues.
-  const queues = await Promise.all(callers.map(async (c) => ({ c, id: (await call(c, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })).queue_id as string, last: -1 })));
+  const queues = await Promise.all(
+    callers.map(async (c) => ({
+      c,
+      id: (await call(c, 'POST', '/register', { event_types: ['message'], fetch_event_types: [] })).queue_id as string,
+      last: -1,
+    })),
+  );
   const latencies: number[] = [];
   const sendStart = performance.now();
   for (let i = 0; i < SENDS; i++) {
@@ -138,7 +142,10 @@ try {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await tx.insertInto('user_messages').values(callers.map((c) => ({ realm_id: realm.id, user_id: c.id, message_id: m.id, flags: 0 }))).execute();
+      await tx
+        .insertInto('user_messages')
+        .values(callers.map((c) => ({ realm_id: realm.id, user_id: c.id, message_id: m.id, flags: 0 })))
+        .execute();
     });
   const sqlStart = performance.now();
   // Each commit is the floor of a send's latency: the event leaves once the rows are in.
@@ -200,9 +207,13 @@ try {
   // Anchors spread over the history, not just its newest end.
   const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
   let k = 0;
-  const apiChannel = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
+  const apiChannel = await timeIt(() =>
+    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }),
+  );
   k = 0;
-  const apiHistory = await timeIt(() => call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }));
+  const apiHistory = await timeIt(() =>
+    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }),
+  );
   const apiNewest = await timeIt(() => call(sender, 'GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
   k = 0;
   // The columns a message object is made of (not the stored search vector).

@@ -83,9 +83,12 @@ try {
     on conflict do nothing`.execute(db);
 
   // A history in the caller's channels, every message received by the caller; some unread.
-  const callerChannels = (
-    await db.selectFrom('subscriptions').innerJoin('recipients', 'recipients.channel_id', 'subscriptions.channel_id').select(['subscriptions.channel_id', 'recipients.id as recipient_id']).where('user_id', '=', caller.id).execute()
-  );
+  const callerChannels = await db
+    .selectFrom('subscriptions')
+    .innerJoin('recipients', 'recipients.channel_id', 'subscriptions.channel_id')
+    .select(['subscriptions.channel_id', 'recipients.id as recipient_id'])
+    .where('user_id', '=', caller.id)
+    .execute();
   const values = callerChannels.map((c) => sql`(${c.channel_id}::integer, ${c.recipient_id}::integer)`);
   await sql`
     insert into messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client)
@@ -100,10 +103,12 @@ try {
     on conflict do nothing`.execute(db);
   await sql`analyze`.execute(db);
   const seedSeconds = (performance.now() - seedStart) / 1000;
-  const counts = (await sql<{ users: number; subs: number; unread: number }>`
+  const counts = (
+    await sql<{ users: number; subs: number; unread: number }>`
     select (select count(*)::integer from users where realm_id = ${realm.id}) as users,
            (select count(*)::integer from subscriptions where realm_id = ${realm.id}) as subs,
-           (select count(*)::integer from user_messages where user_id = ${caller.id} and flags & 1 = 0) as unread`.execute(db)).rows[0];
+           (select count(*)::integer from user_messages where user_id = ${caller.id} and flags & 1 = 0) as unread`.execute(db)
+  ).rows[0];
 
   const timeIt = (fn: () => Promise<unknown>) => timed(ROUNDS, fn);
   let bytes = 0;
@@ -115,8 +120,12 @@ try {
   });
   // The floor: the rows no register can skip, read as directly as SQL allows.
   const bare = await timeIt(async () => {
-    await sql`select id, email, full_name, role, is_active, is_bot, avatar_source, avatar_version, date_joined, timezone from users where realm_id = ${realm.id}`.execute(db);
-    await sql`select c.*, s.color, s.is_muted, s.pin_to_top from subscriptions s join channels c on c.id = s.channel_id where s.user_id = ${caller.id} and s.active`.execute(db);
+    await sql`select id, email, full_name, role, is_active, is_bot, avatar_source, avatar_version, date_joined, timezone from users where realm_id = ${realm.id}`.execute(
+      db,
+    );
+    await sql`select c.*, s.color, s.is_muted, s.pin_to_top from subscriptions s join channels c on c.id = s.channel_id where s.user_id = ${caller.id} and s.active`.execute(
+      db,
+    );
     await sql`select um.message_id, m.channel_id, m.topic, m.sender_id from user_messages um join messages m on m.id = um.message_id
               where um.user_id = ${caller.id} and um.flags & 1 = 0 order by um.message_id desc limit 50000`.execute(db);
   });

@@ -19,7 +19,14 @@ import { createUserAsOperator } from '../src/users/actions.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD } from '../test/support/server.ts';
 import { launchBrowser, openPage, signIn, SKIP_REASON, startLiveServer } from '../test/browser/support.ts';
 
-const { values } = parseArgs({ options: { users: { type: 'string', default: '1000' }, channels: { type: 'string', default: '100' }, history: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: '1000' },
+    channels: { type: 'string', default: '100' },
+    history: { type: 'string', default: '10000' },
+    runs: { type: 'string', default: '5' },
+  },
+});
 const USERS = Number(values.users);
 const CHANNELS = Number(values.channels);
 const HISTORY = Number(values.history);
@@ -37,7 +44,9 @@ const live = await startLiveServer();
 const index = readFileSync(join(dist, 'index.html'), 'utf8');
 const gz = (file: string) => gzipSync(readFileSync(join(dist, file))).length;
 const initial = [...index.matchAll(/(?:src|href)="\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
-const allJs = readdirSync(join(dist, 'assets')).filter((f) => f.endsWith('.js')).map((f) => `assets/${f}`);
+const allJs = readdirSync(join(dist, 'assets'))
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => `assets/${f}`);
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const initialJs = initial.filter((f) => f.endsWith('.js')).reduce((a, f) => a + gz(f), 0);
 const initialCss = initial.filter((f) => f.endsWith('.css')).reduce((a, f) => a + gz(f), 0);
@@ -47,7 +56,8 @@ const totalJs = allJs.reduce((a, f) => a + gz(f), 0);
 const { svc } = live.server;
 const t0 = performance.now();
 const realm = await svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
-for (let i = 0; i < USERS; i++) await createUserAsOperator(svc, realm, { email: `person${i}@bench.example`, fullName: `Person ${i}`, password: null, role: 400 } as any);
+for (let i = 0; i < USERS; i++)
+  await createUserAsOperator(svc, realm, { email: `person${i}@bench.example`, fullName: `Person ${i}`, password: null, role: 400 } as any);
 const names = Array.from({ length: CHANNELS }, (_, i) => ({ name: `channel-${String(i).padStart(3, '0')}` }));
 await live.server.owner.post('/users/me/subscriptions', { subscriptions: names });
 const streams = (await live.server.owner.get('/streams')).body.streams as { name: string; stream_id: number }[];
@@ -100,7 +110,11 @@ for (let i = 0; i < PAGES; i++) {
 const inDom = await page.locator('.msg').count();
 // Where the first load's time goes (the last run of the long channel).
 const timing = await page.evaluate(() => {
-  const pick = (part: string) => performance.getEntriesByType('resource').filter((e) => e.name.includes(part)).map((e) => Math.round(e.duration));
+  const pick = (part: string) =>
+    performance
+      .getEntriesByType('resource')
+      .filter((e) => e.name.includes(part))
+      .map((e) => Math.round(e.duration));
   return { register: pick('/json/register'), messages: pick('/json/messages?').slice(0, 1) };
 });
 await browser.close();

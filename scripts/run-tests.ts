@@ -41,7 +41,21 @@ const isUnit = (f: string) => f.startsWith('test/unit/') || f.startsWith('web/te
 const unit = all.filter(isUnit);
 const withDb = all.filter((f) => !isUnit(f));
 const backends = (process.env.CONFAB_TEST_DBS ?? 'pglite,postgres,cluster').split(',').filter(Boolean);
-const CLUSTER_FILES = ['events', 'messages-send', 'reactions', 'message-flags', 'channels.test', 'users.test', 'user-groups-events', 'message-edit.test', 'typing', 'presence', 'sessions', 'compat-names', 'bots.test'];
+const CLUSTER_FILES = [
+  'events',
+  'messages-send',
+  'reactions',
+  'message-flags',
+  'channels.test',
+  'users.test',
+  'user-groups-events',
+  'message-edit.test',
+  'typing',
+  'presence',
+  'sessions',
+  'compat-names',
+  'bots.test',
+];
 // Each file starts its own server and database, so files run in parallel processes.
 const concurrency = String(Math.max(2, Math.min(6, availableParallelism() * 2)));
 

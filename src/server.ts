@@ -122,7 +122,12 @@ export async function buildCommandServices(config: Config, database: OpenedDatab
 }
 
 /** With a broker, events, remote queues and rate limits go through it. */
-async function buildServicesWith(config: Config, database: OpenedDatabase, log: Logger, broker: Broker | undefined): Promise<{ svc: Services; cluster?: Cluster }> {
+async function buildServicesWith(
+  config: Config,
+  database: OpenedDatabase,
+  log: Logger,
+  broker: Broker | undefined,
+): Promise<{ svc: Services; cluster?: Cluster }> {
   const queues = new QueueRegistry(queueIdPrefix(broker));
   const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);

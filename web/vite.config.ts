@@ -22,5 +22,12 @@ export default defineConfig({
   plugins: [emojiNames()],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: { outDir: 'dist', emptyOutDir: true, assetsInlineLimit: 0, sourcemap: false, target: 'es2022' },
-  server: { proxy: { '/json': 'http://127.0.0.1:9991', '/accounts': 'http://127.0.0.1:9991', '/user_uploads': 'http://127.0.0.1:9991', '/avatar': 'http://127.0.0.1:9991' } },
+  server: {
+    proxy: {
+      '/json': 'http://127.0.0.1:9991',
+      '/accounts': 'http://127.0.0.1:9991',
+      '/user_uploads': 'http://127.0.0.1:9991',
+      '/avatar': 'http://127.0.0.1:9991',
+    },
+  },
 });

@@ -22,8 +22,14 @@ const users = Array.from({ length: 500 }, (_, i) => ({ id: i + 1, full_name: `Us
 /** An organization with many users, linkifiers (some with pathological patterns) and custom emoji. */
 export const HOSTILE_CONTEXT: RenderContext = {
   users,
-  groups: [{ id: 1, name: 'backend' }, { id: 2, name: 'design' }],
-  channels: [{ id: 1, name: 'general' }, { id: 2, name: 'engineering' }],
+  groups: [
+    { id: 1, name: 'backend' },
+    { id: 2, name: 'design' },
+  ],
+  channels: [
+    { id: 1, name: 'general' },
+    { id: 2, name: 'engineering' },
+  ],
   topics: [{ channel_id: 2, topic: 'deploys', latest_message_id: 4242 }],
   linkifiers: [
     { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/issues/{id}' },

@@ -39,11 +39,7 @@ export async function removeAlertWords(svc: Services, realm: Realm, actor: User,
   return transact(svc, async (tx, emit) => {
     const lowered = words.map((w) => w.toLowerCase());
     if (lowered.length > 0) {
-      await tx
-        .deleteFrom('alert_words')
-        .where('user_id', '=', actor.id)
-        .where(sql<string>`lower(word)`, '=', sql<string>`any(${lowered}::text[])`)
-        .execute();
+      await tx.deleteFrom('alert_words').where('user_id', '=', actor.id).where(sql<string>`lower(word)`, '=', sql<string>`any(${lowered}::text[])`).execute();
     }
     return emitList(tx, emit, realm, actor);
   });

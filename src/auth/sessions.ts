@@ -45,10 +45,7 @@ function cookie(config: Services['config'], name: string, value: string, maxAge:
 
 /** Set-Cookie values that start a session in the browser. */
 export function sessionCookies(config: Services['config'], token: string, csrfToken: string): string[] {
-  return [
-    cookie(config, SESSION_COOKIE, token, SESSION_AGE_SECONDS, true),
-    cookie(config, CSRF_COOKIE, csrfToken, SESSION_AGE_SECONDS, false),
-  ];
+  return [cookie(config, SESSION_COOKIE, token, SESSION_AGE_SECONDS, true), cookie(config, CSRF_COOKIE, csrfToken, SESSION_AGE_SECONDS, false)];
 }
 
 /** Set-Cookie values that make the browser forget both cookies. */

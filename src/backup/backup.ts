@@ -59,7 +59,14 @@ export async function createBackup(config: Where, file: string, progress: Progre
     writeFileSync(join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2));
     mkdirSync(join(staging, 'database'));
     progress.stage('database', 1, 'dump');
-    if (config.databaseUrl) await run('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--file=${join(staging, 'database', 'postgres.dump')}`, `--dbname=${config.databaseUrl}`]);
+    if (config.databaseUrl)
+      await run('pg_dump', [
+        '--format=custom',
+        '--no-owner',
+        '--no-privileges',
+        `--file=${join(staging, 'database', 'postgres.dump')}`,
+        `--dbname=${config.databaseUrl}`,
+      ]);
     else await dumpPglite(config.dataDir, join(staging, 'database', 'pglite.tgz'));
     progress.advance(1);
     const entries = ['manifest.json', 'database'];

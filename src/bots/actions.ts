@@ -62,7 +62,15 @@ async function defaultChannel(tx: Tx, realm: Realm, actor: User, name: string | 
 }
 
 /** Sends a `realm_bot` event to those who administer the bot. */
-async function emitBotEvent(tx: Tx, emit: Emit, realm: Realm, bot: User, op: 'add' | 'update' | 'delete', data: Record<string, unknown>, to?: number[]): Promise<void> {
+async function emitBotEvent(
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  bot: User,
+  op: 'add' | 'update' | 'delete',
+  data: Record<string, unknown>,
+  to?: number[],
+): Promise<void> {
   emit(realm.id, { type: 'realm_bot', op, bot: { user_id: bot.id, ...data } }, to ?? (await botAdministrators(tx, realm.id, bot)));
 }
 
@@ -84,21 +92,38 @@ export async function createBot(svc: Services, realm: Realm, actor: User, b: New
     await checkBotNameAvailable(tx, realm.id, fullName);
     const sending = await defaultChannel(tx, realm, actor, b.default_sending_stream);
     const register = await defaultChannel(tx, realm, actor, b.default_events_register_stream);
-    const inserted = await insertUser(tx, svc, realm, { email, fullName, passwordHash: null, role: ROLE.MEMBER, isBot: true, botType: b.bot_type, botOwnerId: actor.id }).catch(
-      (err: unknown) => {
-        throw err instanceof ApiError ? badRequest('Username already in use') : err;
-      },
-    );
+    const inserted = await insertUser(tx, svc, realm, {
+      email,
+      fullName,
+      passwordHash: null,
+      role: ROLE.MEMBER,
+      isBot: true,
+      botType: b.bot_type,
+      botOwnerId: actor.id,
+    }).catch((err: unknown) => {
+      throw err instanceof ApiError ? badRequest('Username already in use') : err;
+    });
     const bot = await tx
       .updateTable('users')
-      .set({ default_sending_stream_id: sending?.id ?? null, default_events_register_stream_id: register?.id ?? null, default_all_public_streams: b.default_all_public_streams ?? false })
+      .set({
+        default_sending_stream_id: sending?.id ?? null,
+        default_events_register_stream_id: register?.id ?? null,
+        default_all_public_streams: b.default_all_public_streams ?? false,
+      })
       .where('id', '=', inserted.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     if (b.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) {
       await tx
         .insertInto('bot_services')
-        .values({ realm_id: realm.id, bot_id: bot.id, name: b.service_name || shortName, base_url: b.payload_url, interface: b.interface_type, token: newApiKey() })
+        .values({
+          realm_id: realm.id,
+          bot_id: bot.id,
+          name: b.service_name || shortName,
+          base_url: b.payload_url,
+          interface: b.interface_type,
+          token: newApiKey(),
+        })
         .execute();
     }
     if (b.bot_type === BOT_TYPE.INCOMING_WEBHOOK) {
@@ -163,7 +188,11 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
     for (const key of ['default_sending_stream', 'default_events_register_stream'] as const) {
       const channel = await defaultChannel(tx, realm, actor, c[key]);
       if (channel === undefined) continue;
-      await tx.updateTable('users').set({ [`${key}_id`]: channel?.id ?? null }).where('id', '=', bot.id).execute();
+      await tx
+        .updateTable('users')
+        .set({ [`${key}_id`]: channel?.id ?? null })
+        .where('id', '=', bot.id)
+        .execute();
       await emitBotEvent(tx, emit, realm, bot, 'update', { [key]: channel?.name ?? null });
     }
     if (c.default_all_public_streams !== undefined) {
@@ -234,6 +263,12 @@ export async function announceBotActivity(tx: Tx, emit: Emit, realm: Realm, user
 /** A deactivated user's bots stop with them (the reference's do_deactivate_user). */
 export async function deactivateOwnedBots(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
   if (user.is_bot) return announceBotActivity(tx, emit, realm, user);
-  const bots = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('bot_owner_id', '=', user.id).where('is_active', '=', true).execute();
+  const bots = await tx
+    .selectFrom('users')
+    .selectAll()
+    .where('realm_id', '=', realm.id)
+    .where('bot_owner_id', '=', user.id)
+    .where('is_active', '=', true)
+    .execute();
   for (const bot of bots) await setActive(svc, tx, emit, realm, bot, false);
 }

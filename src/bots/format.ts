@@ -30,7 +30,9 @@ export function serviceDicts(service: BotService | undefined): Record<string, un
 export async function formatBots(db: Executor, bots: User[]): Promise<ApiBot[]> {
   if (bots.length === 0) return [];
   const ids = bots.map((b) => b.id);
-  const channelIds = [...new Set(bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]).filter((id): id is number => id !== null))];
+  const channelIds = [
+    ...new Set(bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]).filter((id): id is number => id !== null)),
+  ];
   const [services, channels] = await Promise.all([
     db.selectFrom('bot_services').selectAll().where('bot_id', 'in', ids).execute(),
     channelIds.length > 0 ? db.selectFrom('channels').select(['id', 'name']).where('id', 'in', channelIds).execute() : [],

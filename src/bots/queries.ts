@@ -28,7 +28,13 @@ export async function administeredBots(db: Executor, realmId: number, viewer: Us
 
 /** Who hears of a bot's administrative changes: its active owner and the active administrators. */
 export async function botAdministrators(db: Executor, realmId: number, bot: Pick<User, 'bot_owner_id'>): Promise<number[]> {
-  const admins = await db.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realmId).where('is_active', '=', true).where('is_bot', '=', false).execute();
+  const admins = await db
+    .selectFrom('users')
+    .select(['id', 'role'])
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .execute();
   const ids = new Set(admins.filter((u) => isAdmin(u)).map((u) => u.id));
   if (bot.bot_owner_id !== null && admins.some((u) => u.id === bot.bot_owner_id)) ids.add(bot.bot_owner_id);
   return [...ids];

@@ -62,7 +62,8 @@ export async function createChannel(
     const users = await resolvePrincipals(tx, realm, req.subscribers);
     await emitChannelsCreated(svc, tx, emit, realm, [channel]);
     if (req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
-    await addSubscriptions(svc, 
+    await addSubscriptions(
+      svc,
       tx,
       emit,
       realm,
@@ -260,11 +261,25 @@ async function changePrivacy(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelVie
   // Whoever gains or loses sight of the channel hears of it as a creation or a deletion.
   const gained = after.filter((id) => !before.has(id));
   if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
-  await loseSight(tx, emit, realm, [updated], [...before].filter((id) => !after.includes(id)));
+  await loseSight(
+    tx,
+    emit,
+    realm,
+    [updated],
+    [...before].filter((id) => !after.includes(id)),
+  );
   return updated;
 }
 
-async function changeGroupSetting(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
+async function changeGroupSetting(
+  svc: Hooked,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  channel: Channel,
+  setting: ChannelPermission,
+  change: GroupSettingChange,
+): Promise<Channel> {
   const column = `${setting}_id` as const;
   const current = channel[column];
   if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old))) throw expectationMismatch();
@@ -286,7 +301,13 @@ async function changeGroupSetting(svc: Hooked, tx: Tx, emit: Emit, realm: Realm,
   // Administering or subscribing groups change who may see a private channel.
   const gained = after.filter((id) => !before.has(id));
   if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
-  await loseSight(tx, emit, realm, [updated], [...before].filter((id) => !after.includes(id)));
+  await loseSight(
+    tx,
+    emit,
+    realm,
+    [updated],
+    [...before].filter((id) => !after.includes(id)),
+  );
   return updated;
 }
 
@@ -371,7 +392,12 @@ export async function announceChannelSettingMembers(svc: Hooked, tx: Tx, emit: E
   const values = await settingValuesNaming(tx, realm.id, user.id);
   const uses = await channelSettingsIn(tx, realm.id, new Set(values), { includeArchived: true });
   if (uses.length === 0) return;
-  const formatted = await formatChannels(svc, tx, realm, uses.map((u) => u.channel));
+  const formatted = await formatChannels(
+    svc,
+    tx,
+    realm,
+    uses.map((u) => u.channel),
+  );
   for (const { channel, settings } of uses) {
     const audience = await channelAudience(tx, realm, channel);
     for (const setting of settings) await emitChannelUpdate(svc, tx, emit, realm, channel, setting, formatted.get(channel.id)![setting], {}, audience);

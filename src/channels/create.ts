@@ -96,8 +96,7 @@ async function permissionGroupIds(tx: Tx, viewer: ChannelViewer, given: ChannelS
   const groupIds = {} as Record<`${ChannelPermission}_id`, number>;
   for (const p of CHANNEL_PERMISSIONS) {
     const d = CHANNEL_PERMISSION_SETTINGS[p].default;
-    const value: GroupSettingValue =
-      given?.[p] ?? (d === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : system[d as SystemGroupName]);
+    const value: GroupSettingValue = given?.[p] ?? (d === 'creator' ? { direct_members: [user.id], direct_subgroups: [] } : system[d as SystemGroupName]);
     groupIds[`${p}_id`] = await storeGroupSettingValue(tx, realm.id, value, p, rulesOf(CHANNEL_PERMISSION_SETTINGS[p]));
   }
   return groupIds;

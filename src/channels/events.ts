@@ -45,7 +45,12 @@ export async function emitChannelsCreated(
 ): Promise<void> {
   const { newViewers, subscribing = [] } = opts;
   const formatted = await formatChannels(svc, tx, realm, channels);
-  const subscribers = newViewers ? await subscriberIds(tx, channels.map((c) => c.id)) : undefined;
+  const subscribers = newViewers
+    ? await subscriberIds(
+        tx,
+        channels.map((c) => c.id),
+      )
+    : undefined;
   for (const channel of channels) {
     // Users about to be subscribed to a new private channel learn of it first.
     let audience = [...new Set([...(await channelAudience(tx, realm, channel)), ...subscribing])];
@@ -87,7 +92,8 @@ export async function emitChannelUpdate(
   // Clients that do not know archived channels learn of an archiving as a deletion, and of nothing after it.
   if (property === 'is_archived') {
     // An unarchived channel reappears empty; its subscribers follow (see emitUnarchived).
-    hidden.streams = value === true ? [{ stream_id: channel.id }] : [{ ...(await formatChannels(svc, tx, realm, [channel])).get(channel.id), subscriber_count: 0 }];
+    hidden.streams =
+      value === true ? [{ stream_id: channel.id }] : [{ ...(await formatChannels(svc, tx, realm, [channel])).get(channel.id), subscriber_count: 0 }];
   } else if (channel.is_archived) {
     hidden.channel_archived = true;
   }
@@ -171,7 +177,8 @@ export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Rea
     .execute();
   const users = new Map((await tx.selectFrom('users').selectAll().where(inIds('id', subscribers)).execute()).map((u) => [u.id, u]));
   await emitSubscriptionsAdded(
-    svc, tx,
+    svc,
+    tx,
     emit,
     realm,
     rows.map((sub) => ({ user: users.get(sub.user_id)!, channel, sub })),
@@ -204,7 +211,16 @@ async function replayFormerSubscriptions(
     .execute();
   if (former.length === 0) return;
   const object = (await formatChannels(svc, tx, realm, [channel])).get(channel.id)!;
-  const users = await tx.selectFrom('users').selectAll().where(inIds('id', former.map((f) => f.user_id))).execute();
+  const users = await tx
+    .selectFrom('users')
+    .selectAll()
+    .where(
+      inIds(
+        'id',
+        former.map((f) => f.user_id),
+      ),
+    )
+    .execute();
   for (const sub of former) {
     const user = users.find((u) => u.id === sub.user_id)!;
     const replayed = { ...object, subscriber_count: subscribers.length + 1 };
@@ -219,6 +235,16 @@ async function replayFormerSubscriptions(
 /** `default_streams` to those who may know them: active users who are not guests (as the reference). */
 export async function emitDefaultChannels(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
   const ids = await defaultChannelIds(tx, realm.id);
-  const users = await tx.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('role', '!=', ROLE.GUEST).execute();
-  emit(realm.id, { type: 'default_streams', default_streams: ids }, users.map((u) => u.id));
+  const users = await tx
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realm.id)
+    .where('is_active', '=', true)
+    .where('role', '!=', ROLE.GUEST)
+    .execute();
+  emit(
+    realm.id,
+    { type: 'default_streams', default_streams: ids },
+    users.map((u) => u.id),
+  );
 }

@@ -25,7 +25,6 @@ export interface ChannelStats {
 
 export type ChannelStatsSource = (db: Executor, channelIds: number[]) => Promise<Map<number, ChannelStats>>;
 
-
 const DAY = 86_400;
 const RECENTLY_ACTIVE_DAYS = 180;
 
@@ -106,9 +105,30 @@ export function personalSettings(sub: Subscription): Record<string, unknown> {
 
 /** Colors given to new subscriptions, the first one the user does not use yet. */
 export const SUBSCRIPTION_COLORS = [
-  '#76ce90', '#fae589', '#a6c7e5', '#e79ab5', '#bfd56f', '#f4ae55', '#b0a5fd', '#addfe5', '#f5ce6e', '#c2726a',
-  '#94c849', '#bd86e5', '#ee7e4a', '#a6dcbf', '#95a5fd', '#53a063', '#9987e1', '#e4523d', '#c2c2c2', '#4f8de4',
-  '#c6a8ad', '#e7cc4d', '#c8bebf', '#a47462',
+  '#76ce90',
+  '#fae589',
+  '#a6c7e5',
+  '#e79ab5',
+  '#bfd56f',
+  '#f4ae55',
+  '#b0a5fd',
+  '#addfe5',
+  '#f5ce6e',
+  '#c2726a',
+  '#94c849',
+  '#bd86e5',
+  '#ee7e4a',
+  '#a6dcbf',
+  '#95a5fd',
+  '#53a063',
+  '#9987e1',
+  '#e4523d',
+  '#c2c2c2',
+  '#4f8de4',
+  '#c6a8ad',
+  '#e7cc4d',
+  '#c8bebf',
+  '#a47462',
 ];
 
 export function pickColor(used: Iterable<string>): string {

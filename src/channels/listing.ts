@@ -45,9 +45,7 @@ export async function listChannelsFor(svc: Hooked, db: Executor, viewer: Channel
     return false;
   });
   const formatted = await formatChannels(svc, db, viewer.realm, chosen);
-  return chosen
-    .map((c) => ({ ...formatted.get(c.id)!, ...(f.include_default ? { is_default: defaults.has(c.id) } : {}) }))
-    .sort(compareByName);
+  return chosen.map((c) => ({ ...formatted.get(c.id)!, ...(f.include_default ? { is_default: defaults.has(c.id) } : {}) })).sort(compareByName);
 }
 
 export type SubscriberMode = boolean | 'partial';

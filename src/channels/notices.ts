@@ -42,9 +42,7 @@ export async function newChannelsAnnouncement(db: Executor, realm: Realm, actor:
   if (!target) return [];
   const links = created.map(channelLink).join(', ');
   const content =
-    created.length > 1
-      ? `${silentMention(actor)} created the following channels: ${links}.`
-      : `${silentMention(actor)} created a new channel ${links}.`;
+    created.length > 1 ? `${silentMention(actor)} created the following channels: ${links}.` : `${silentMention(actor)} created a new channel ${links}.`;
   return [{ to: { channel: target, topic: 'new channels' }, content, readBy: [actor.id] }];
 }
 

@@ -34,12 +34,7 @@ export async function channelOfSetting(
 
 export async function getChannelByName(db: Executor, realmId: number, name: string): Promise<Channel | undefined> {
   if (!isStorableText(name)) return undefined;
-  return db
-    .selectFrom('channels')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where(sql<string>`lower(name)`, '=', name.toLowerCase())
-    .executeTakeFirst();
+  return db.selectFrom('channels').selectAll().where('realm_id', '=', realmId).where(sql<string>`lower(name)`, '=', name.toLowerCase()).executeTakeFirst();
 }
 
 export async function listChannels(db: Executor, realmId: number, ids?: number[]): Promise<Channel[]> {

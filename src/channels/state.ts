@@ -78,7 +78,9 @@ function viewerOf(ctx: RegisterContext): Promise<ChannelViewer> {
 
 /** The organization's channels this client lists (archived ones only with the capability). */
 function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
-  return once(ctx, 'channels:list', async () => (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived));
+  return once(ctx, 'channels:list', async () =>
+    (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived),
+  );
 }
 
 /** Every listed channel formatted; each section picks the ones the caller may see. */
@@ -156,9 +158,7 @@ function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterC
           const before = new Set<number>(list ? entry[list] : []);
           if (list) {
             entry[list] =
-              event.op === 'peer_add'
-                ? [...new Set([...entry[list], ...ids])].sort((a, b) => a - b)
-                : entry[list].filter((id: number) => !ids.includes(id));
+              event.op === 'peer_add' ? [...new Set([...entry[list], ...ids])].sort((a, b) => a - b) : entry[list].filter((id: number) => !ids.includes(id));
           }
           const changed = list ? ids.filter((id) => (event.op === 'peer_add' ? !before.has(id) : before.has(id))).length : ids.length;
           entry.subscriber_count += event.op === 'peer_add' ? changed : -changed;

@@ -32,7 +32,11 @@ export async function loseSight(tx: Tx, emit: Emit, realm: Realm, channels: Chan
   if (channels.length === 0 || users.length === 0) return;
   await tx
     .deleteFrom('subscriptions')
-    .where('channel_id', 'in', channels.map((c) => c.id))
+    .where(
+      'channel_id',
+      'in',
+      channels.map((c) => c.id),
+    )
     .where('user_id', 'in', users)
     .where('active', '=', false)
     .execute();
@@ -181,18 +185,14 @@ export async function subscribe(svc: Services, realm: Realm, actor: User, req: S
 
 /** The descriptions of the channels a request may create, rendered before its transaction. */
 function descriptionsHtml(svc: Services, realm: Realm, subscriptions: SubscribeRequest['subscriptions']) {
-  return prerenderHtml(svc, realm, subscriptions.map((s) => () => checkChannelDescription(s.description ?? '')));
+  return prerenderHtml(
+    svc,
+    realm,
+    subscriptions.map((s) => () => checkChannelDescription(s.description ?? '')),
+  );
 }
 
-async function subscribeWithin(
-  svc: Services,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  actor: User,
-  req: SubscribeRequest,
-  html: (text: string) => string,
-) {
+async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, actor: User, req: SubscribeRequest, html: (text: string) => string) {
   const names = req.subscriptions.map((s) => ({
     name: checkChannelName(s.name),
     description: checkChannelDescription(s.description ?? ''),
@@ -325,7 +325,16 @@ async function unsubscribeWithin(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
 
 async function removeSubscriptions(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, users: User[], channels: Channel[]) {
   // Limited users may stop seeing those they met only in these channels.
-  const access = await watchUserAccess(svc, tx, realm, async () => [...(await subscriberIds(tx, channels.map((c) => c.id))).values()].flat());
+  const access = await watchUserAccess(svc, tx, realm, async () =>
+    [
+      ...(
+        await subscriberIds(
+          tx,
+          channels.map((c) => c.id),
+        )
+      ).values(),
+    ].flat(),
+  );
   const removed: Pair[] = [];
   const notRemoved: Pair[] = [];
   for (const user of users) {
@@ -445,7 +454,8 @@ export async function subscribeToDefaultChannels(svc: Hooked, tx: Tx, emit: Emit
     .where('channels.is_archived', '=', false)
     .orderBy('channels.id')
     .execute();
-  await addSubscriptions(svc, 
+  await addSubscriptions(
+    svc,
     tx,
     emit,
     realm,

@@ -67,9 +67,7 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   const still = image.animated ? stillImage(file.data, image.format) : null;
 
   // The files are written before the transaction (no slow work inside it), named by an id taken beforehand.
-  const { id } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('realm_emoji', 'id'))::integer as id`
-    .execute(svc.db)
-    .then((r) => r.rows[0]!);
+  const { id } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('realm_emoji', 'id'))::integer as id`.execute(svc.db).then((r) => r.rows[0]!);
   // Served without credentials: a random part keeps other organizations from listing them by id.
   const fileName = `${id}-${randomBytes(8).toString('hex')}.${ext}`;
   const stillName = still ? `still/${fileName}` : null;

@@ -8,13 +8,7 @@ export async function listCustomEmoji(db: Executor, realmId: number): Promise<Re
 
 /** The active custom emoji of that name (reactions, `:name:` in Markdown). */
 export async function customEmojiByName(db: Executor, realmId: number, name: string): Promise<RealmEmojiRow | undefined> {
-  return db
-    .selectFrom('realm_emoji')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where('name', '=', name)
-    .where('deactivated', '=', false)
-    .executeTakeFirst();
+  return db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realmId).where('name', '=', name).where('deactivated', '=', false).executeTakeFirst();
 }
 
 /**

@@ -67,7 +67,11 @@ async function dropValues(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, fieldId
   const dropped = await q.returning('user_id').execute();
   if (dropped.length === 0) return;
   const active = await activeUserIds(tx, realm.id);
-  for (const user of await listUsers(tx, realm.id, dropped.map((d) => d.user_id))) {
+  for (const user of await listUsers(
+    tx,
+    realm.id,
+    dropped.map((d) => d.user_id),
+  )) {
     notifyValue(emit, realm.id, await valueAudience(svc, tx, realm, user, active), user.id, fieldId, null, null);
   }
 }
@@ -196,7 +200,11 @@ export async function reorderFields(svc: Services, realm: Realm, actor: User, or
     const fields = await listFields(tx, realm.id);
     if (fields.some((f) => !position.has(f.id))) throw badRequest('Invalid order mapping.');
     for (const f of fields) {
-      await tx.updateTable('custom_profile_fields').set({ order: position.get(f.id)! }).where('id', '=', f.id).execute();
+      await tx
+        .updateTable('custom_profile_fields')
+        .set({ order: position.get(f.id)! })
+        .where('id', '=', f.id)
+        .execute();
     }
     await notifyFields(tx, emit, realm.id);
   });
@@ -259,7 +267,11 @@ function checkHuman(actor: User): void {
 
 /** The text values of profile data, rendered before the caller's transaction (for applyProfileData). */
 export function renderProfileTexts(svc: Services, realm: Realm, entries: readonly ProfileDataEntry[] | undefined) {
-  return prerenderHtml(svc, realm, (entries ?? []).flatMap((e) => (typeof e.value === 'string' ? [e.value] : [])));
+  return prerenderHtml(
+    svc,
+    realm,
+    (entries ?? []).flatMap((e) => (typeof e.value === 'string' ? [e.value] : [])),
+  );
 }
 
 /** PATCH /users/me/profile_data. */

@@ -165,12 +165,7 @@ export async function checkValue(db: Executor, realmId: number, field: CustomPro
 async function checkPersonList(db: Executor, realmId: number, value: string | number[]): Promise<number[]> {
   if (!Array.isArray(value)) throw badRequest('User IDs is not a list');
   if (value.length === 0) return value;
-  const found = await db
-    .selectFrom('users')
-    .select(['id', 'is_active', 'is_bot'])
-    .where('realm_id', '=', realmId)
-    .where('id', 'in', value)
-    .execute();
+  const found = await db.selectFrom('users').select(['id', 'is_active', 'is_bot']).where('realm_id', '=', realmId).where('id', 'in', value).execute();
   const byId = new Map(found.map((u) => [u.id, u]));
   for (const id of value) {
     const user = byId.get(id);

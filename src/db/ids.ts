@@ -15,7 +15,6 @@ export function isStorableText(text: string): boolean {
   return !text.includes('\u0000');
 }
 
-
 /** Ids as one `int[]` parameter (no limit on their number); ids no row can have are left out. */
 export function intArray(ids: readonly number[]): RawBuilder<number[]> {
   return sql<number[]>`${ids.filter(isRowId)}::int[]`;

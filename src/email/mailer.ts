@@ -84,7 +84,12 @@ export function smtpMailer(url: string, from: string, timeoutMs: number, log: Lo
   return {
     async send(email) {
       try {
-        const info = await transport.sendMail({ to: email.to, subject: email.subject, text: email.text, ...(email.html !== undefined ? { html: email.html } : {}) });
+        const info = await transport.sendMail({
+          to: email.to,
+          subject: email.subject,
+          text: email.text,
+          ...(email.html !== undefined ? { html: email.html } : {}),
+        });
         log.info({ to: email.to, subject: email.subject, messageId: info.messageId }, 'email sent');
       } catch (err) {
         // Only this message's refusal is final; a refused login or connection is the server's

@@ -67,7 +67,8 @@ function triggerFor(
   if (flags & FLAG_BITS.mentioned && offline) return sent.mentionedUserIds.includes(user.id) ? 'mention' : 'group_mention';
   const followed = topicPolicy === VISIBILITY.FOLLOWED;
   const wildcardsNotify =
-    offline && ((sub?.wildcard_mentions_notify ?? (s.wildcard_mentions_notify as boolean)) || (followed && (s.enable_followed_topic_wildcard_mentions_notify as boolean)));
+    offline &&
+    ((sub?.wildcard_mentions_notify ?? (s.wildcard_mentions_notify as boolean)) || (followed && (s.enable_followed_topic_wildcard_mentions_notify as boolean)));
   if (flags & FLAG_BITS.topic_wildcard_mentioned && wildcardsNotify) return 'topic_wildcard';
   if (flags & FLAG_BITS.stream_wildcard_mentioned && wildcardsNotify) return 'stream_wildcard';
   if (followed && (s.enable_followed_topic_email_notifications as boolean)) return 'followed_topic';
@@ -118,7 +119,12 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
     .execute();
   for (const { user_id } of active) triggers.delete(user_id);
   const byId = new Map(candidates.map((u) => [u.id, u]));
-  const batchEnds = new Map([...triggers.keys()].map((id) => [id, new Date(now.getTime() + (userSettings(byId.get(id)!).email_notifications_batching_period_seconds as number) * 1000)]));
+  const batchEnds = new Map(
+    [...triggers.keys()].map((id) => [
+      id,
+      new Date(now.getTime() + (userSettings(byId.get(id)!).email_notifications_batching_period_seconds as number) * 1000),
+    ]),
+  );
   await addToBatches(tx, sent.realm.id, sent.messageId, triggers, batchEnds);
 }
 
@@ -133,7 +139,9 @@ async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers
   await sql`
     insert into missed_message_emails (realm_id, user_id, message_id, trigger, scheduled_at)
     select ${realmId}::integer, u, ${messageId}::integer, t, s
-    from unnest(${intArray(ids)}, ${ids.map((id) => triggers.get(id)!)}::text[], ${ids.map((id) => scheduled.get(id)!.toISOString())}::timestamptz[]) as x(u, t, s)`.execute(tx);
+    from unnest(${intArray(ids)}, ${ids.map((id) => triggers.get(id)!)}::text[], ${ids.map((id) => scheduled.get(id)!.toISOString())}::timestamptz[]) as x(u, t, s)`.execute(
+    tx,
+  );
   await enqueueJobs(
     tx,
     created.map((userId) => {
@@ -209,7 +217,14 @@ export const missedMessagesJob: JobKind = {
         .where('scheduled_at', '<=', new Date(scheduled_at))
         .execute();
       if (rows.length === 0) return;
-      await tx.deleteFrom('missed_message_emails').where('id', 'in', rows.map((r) => r.id)).execute();
+      await tx
+        .deleteFrom('missed_message_emails')
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
       const realm = await tx.selectFrom('realms').selectAll().where('id', '=', job.realm_id!).executeTakeFirst();
       const user = realm && (await getUser(tx, realm.id, userId));
       if (!realm || realm.deactivated || !user?.is_active) return;
@@ -220,7 +235,17 @@ export const missedMessagesJob: JobKind = {
         .innerJoin('user_messages as um', (j) => j.onRef('um.message_id', '=', 'm.id').on('um.user_id', '=', userId))
         .innerJoin('users as s', 's.id', 'm.sender_id')
         .leftJoin('channels as c', 'c.id', 'm.channel_id')
-        .select(['m.id', 's.full_name as sender_name', 'm.channel_id', 'c.name as channel_name', 'm.recipient_id', 'm.topic', 'm.content', 'm.rendered_content', 'm.date_sent'])
+        .select([
+          'm.id',
+          's.full_name as sender_name',
+          'm.channel_id',
+          'c.name as channel_name',
+          'm.recipient_id',
+          'm.topic',
+          'm.content',
+          'm.rendered_content',
+          'm.date_sent',
+        ])
         .where('m.id', 'in', [...triggers.keys()])
         .where(sql<boolean>`(um.flags & ${FLAG_BITS.read}) = 0`)
         .orderBy('m.id')
@@ -281,7 +306,8 @@ function missedMessageEmail(svc: Services, realm: Realm, user: User, list: Misse
     subject = dm.others.length <= 1 ? `DMs with ${dm.others[0] || first.sender_name}` : `Group DMs with ${dm.others.join(', ')}`;
     link = `${base}/#narrow/dm/${dm.ids.join(',')}-${dm.ids.length > 2 ? 'group' : 'dm'}/near/${last.id}`;
   }
-  const showContent = (userSettings(user).message_content_in_email_notifications as boolean) && settingsOf(realm).message_content_allowed_in_email_notifications;
+  const showContent =
+    (userSettings(user).message_content_in_email_notifications as boolean) && settingsOf(realm).message_content_allowed_in_email_notifications;
   const reason = REASONS[first.trigger] ?? 'you were sent messages';
   const settingsLink = `${base}/#settings/notifications`;
   const textBody = showContent

@@ -158,9 +158,7 @@ export function showEmptyTopic(event: ServerEvent): ServerEvent {
     case 'update_message_flags': {
       const details = event.message_details as Record<string, Record<string, unknown>> | undefined;
       if (!details) return event;
-      const shown = Object.fromEntries(
-        Object.entries(details).map(([id, d]) => [id, 'topic' in d ? { ...d, topic: display(d.topic) } : d]),
-      );
+      const shown = Object.fromEntries(Object.entries(details).map(([id, d]) => [id, 'topic' in d ? { ...d, topic: display(d.topic) } : d]));
       return { ...event, message_details: shown };
     }
     default:

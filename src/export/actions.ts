@@ -57,14 +57,23 @@ const DAY_MS = 24 * 3600_000;
 
 /** The reference's check that an export is usable: an owner whose data it can carry. */
 async function checkUsable(tx: Tx, realm: Realm, exportType: number): Promise<void> {
-  const owners = await tx.selectFrom('users').select(['id', 'settings']).where('realm_id', '=', realm.id).where('is_active', '=', true).where('is_bot', '=', false).where('role', '=', ROLE.OWNER).execute();
+  const owners = await tx
+    .selectFrom('users')
+    .select(['id', 'settings'])
+    .where('realm_id', '=', realm.id)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .where('role', '=', ROLE.OWNER)
+    .execute();
   if (exportType === EXPORT_TYPE.STANDARD) {
     const consenting = new Set(await consentingUserIds(tx, realm.id));
     if (!owners.some((o) => consenting.has(o.id))) {
       throw badRequest("Make sure at least one Organization Owner is consenting to the export or contact your server's administrator for help.");
     }
   } else if (owners.every((o) => emailAddressVisibility(o.settings) === EMAIL_ADDRESS_VISIBILITY.NOBODY)) {
-    throw badRequest("Make sure at least one Organization Owner allows other Administrators to see their email address or contact your server's administrator for help");
+    throw badRequest(
+      "Make sure at least one Organization Owner allows other Administrators to see their email address or contact your server's administrator for help",
+    );
   }
 }
 
@@ -72,7 +81,14 @@ async function checkUsable(tx: Tx, realm: Realm, exportType: number): Promise<vo
 export async function exportConsents(svc: Pick<Services, 'db'>, realm: Realm, actor: User): Promise<{ user_id: number; consented: boolean }[]> {
   requireAdmin(actor);
   const consenting = new Set(await consentingUserIds(svc.db, realm.id));
-  const people = await svc.db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_active', '=', true).where('is_bot', '=', false).orderBy('id').execute();
+  const people = await svc.db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realm.id)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .orderBy('id')
+    .execute();
   return people.map((u) => ({ user_id: u.id, consented: consenting.has(u.id) }));
 }
 
@@ -93,11 +109,20 @@ export async function requestExport(svc: Services, realm: Realm, actor: User, ex
       .where('deleted_at', 'is', null)
       .where('created_at', '<', new Date(now - ABANDONED_AFTER_MS))
       .execute();
-    const recent = await tx.selectFrom('realm_exports').select(['id', 'path', 'failed_at', 'deleted_at']).where('realm_id', '=', realm.id).where('created_at', '>=', new Date(now - 7 * DAY_MS)).execute();
+    const recent = await tx
+      .selectFrom('realm_exports')
+      .select(['id', 'path', 'failed_at', 'deleted_at'])
+      .where('realm_id', '=', realm.id)
+      .where('created_at', '>=', new Date(now - 7 * DAY_MS))
+      .execute();
     if (recent.length >= EXPORTS_PER_WEEK) throw badRequest('Exceeded rate limit.');
     if (recent.some((e) => e.path === null && e.failed_at === null && e.deleted_at === null)) throw badRequest('An export is already in progress.');
     await checkUsable(tx, realm, exportType);
-    const inserted = await tx.insertInto('realm_exports').values({ realm_id: realm.id, acting_user_id: actor.id, export_type: exportType, path: null, failed_at: null, deleted_at: null }).returningAll().executeTakeFirstOrThrow();
+    const inserted = await tx
+      .insertInto('realm_exports')
+      .values({ realm_id: realm.id, acting_user_id: actor.id, export_type: exportType, path: null, failed_at: null, deleted_at: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await emitExports(svc, tx, emit, realm);
     return inserted;
   });

@@ -34,8 +34,19 @@ export const MESSAGES_PER_FILE = 1000;
 export const RECIPIENT = { PERSONAL: 1, STREAM: 2, DIRECT_MESSAGE_GROUP: 3 } as const;
 /** The reference's UserMessage flag order: bit i is flag i. */
 export const REFERENCE_FLAGS = [
-  'read', 'starred', 'collapsed', 'mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned',
-  'force_expand', 'force_collapse', 'has_alert_word', 'historical', 'is_private', 'active_mobile_push_notification',
+  'read',
+  'starred',
+  'collapsed',
+  'mentioned',
+  'stream_wildcard_mentioned',
+  'topic_wildcard_mentioned',
+  'group_mentioned',
+  'force_expand',
+  'force_collapse',
+  'has_alert_word',
+  'historical',
+  'is_private',
+  'active_mobile_push_notification',
 ] as const;
 
 const epoch = (d: Date | null) => (d === null ? null : d.getTime() / 1000);
@@ -62,7 +73,13 @@ export type ExportKind = 'full' | 'public' | 'consent';
 
 /** Who consented to their private data being exported: active people with `allow_private_data_export`. */
 export async function consentingUserIds(db: Db, realmId: number): Promise<number[]> {
-  const people = await db.selectFrom('users').select(['id', 'settings', 'timezone']).where('realm_id', '=', realmId).where('is_active', '=', true).where('is_bot', '=', false).execute();
+  const people = await db
+    .selectFrom('users')
+    .select(['id', 'settings', 'timezone'])
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .execute();
   return people.filter((u) => userSettings(u).allow_private_data_export === true).map((u) => u.id);
 }
 
@@ -77,7 +94,9 @@ interface Scope {
 
 async function scopeOf(db: Db, realm: Realm, kind: ExportKind): Promise<Scope> {
   if (kind === 'full') return { channels: null, directRecipients: null, flagsOf: null };
-  const publicChannels = (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map((c) => c.id);
+  const publicChannels = (await db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('invite_only', '=', false).execute()).map(
+    (c) => c.id,
+  );
   if (kind === 'public') return { channels: publicChannels, directRecipients: [], flagsOf: null };
   const consenting = await consentingUserIds(db, realm.id);
   const ids = consenting.length > 0 ? consenting : [-1];
@@ -163,7 +182,13 @@ async function realmData(db: Db, realm: Realm): Promise<Record<string, unknown[]
   const subs = await db.selectFrom('subscriptions').selectAll().where('realm_id', '=', realm.id).execute();
   const emoji = await db.selectFrom('realm_emoji').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
   const reactions = await db.selectFrom('reactions').selectAll().where('realm_id', '=', realm.id).orderBy('message_id').orderBy('created_at').execute();
-  const maxRecipient = (await db.selectFrom('recipients').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst())?.m ?? 0;
+  const maxRecipient =
+    (
+      await db
+        .selectFrom('recipients')
+        .select((eb) => eb.fn.max('id').as('m'))
+        .executeTakeFirst()
+    )?.m ?? 0;
   const personalBase = Number(maxRecipient);
   const recipientOfChannel = new Map(recipients.filter((r) => r.channel_id !== null).map((r) => [r.channel_id!, r.id]));
   const groups = recipients.filter((r) => r.dm_user_ids !== null);
@@ -189,7 +214,17 @@ async function realmData(db: Db, realm: Realm): Promise<Record<string, unknown[]
   });
   let subId = 0;
   return {
-    zerver_realm: [{ id: realm.id, string_id: realm.string_id, name: realm.name, description: realm.description, deactivated: realm.deactivated, date_created: epoch(realm.date_created), ...settingsOf(realm) }],
+    zerver_realm: [
+      {
+        id: realm.id,
+        string_id: realm.string_id,
+        name: realm.name,
+        description: realm.description,
+        deactivated: realm.deactivated,
+        date_created: epoch(realm.date_created),
+        ...settingsOf(realm),
+      },
+    ],
     zerver_userprofile: users.filter((u) => !u.is_system_bot).map(profile),
     zerver_userprofile_crossrealm: users.filter((u) => u.is_system_bot).map((u) => ({ id: u.id, email: u.email, recipient_id: personalBase + u.id })),
     zerver_stream: channels.map((c) => ({
@@ -232,13 +267,35 @@ async function realmData(db: Db, realm: Realm): Promise<Record<string, unknown[]
       })),
       ...groups.flatMap((r) => r.dm_user_ids!.map((user) => ({ id: ++subId, user_profile: user, recipient: r.id, active: true }))),
     ],
-    zerver_realmemoji: emoji.map((e) => ({ id: e.id, realm: realm.id, name: e.name, file_name: e.file_name, still_file_name: e.still_file_name, author: e.author_id, deactivated: e.deactivated })),
-    zerver_reaction: reactions.map((r, i) => ({ id: i + 1, message: r.message_id, user_profile: r.user_id, emoji_name: r.emoji_name, emoji_code: r.emoji_code, reaction_type: r.reaction_type })),
+    zerver_realmemoji: emoji.map((e) => ({
+      id: e.id,
+      realm: realm.id,
+      name: e.name,
+      file_name: e.file_name,
+      still_file_name: e.still_file_name,
+      author: e.author_id,
+      deactivated: e.deactivated,
+    })),
+    zerver_reaction: reactions.map((r, i) => ({
+      id: i + 1,
+      message: r.message_id,
+      user_profile: r.user_id,
+      emoji_name: r.emoji_name,
+      emoji_code: r.emoji_code,
+      reaction_type: r.reaction_type,
+    })),
   };
 }
 
 /** messages-000001.json, ...: messages in id order with their user_messages; how many, and their ids. */
-async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<string, number>, progress: Progress, scope: Scope): Promise<{ count: number; ids: Set<number> }> {
+async function messageFiles(
+  db: Db,
+  realm: Realm,
+  dir: string,
+  clients: Map<string, number>,
+  progress: Progress,
+  scope: Scope,
+): Promise<{ count: number; ids: Set<number> }> {
   const inRealm = () => {
     const q = db.selectFrom('messages').where('realm_id', '=', realm.id);
     const { channels, directRecipients } = scope;
@@ -253,7 +310,13 @@ async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<stri
     );
   };
   const exported = new Set<number>();
-  const total = Number((await inRealm().select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const total = Number(
+    (
+      await inRealm()
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   progress.stage('messages', total, 'messages');
   let after = 0;
   let fileNo = 0;
@@ -262,7 +325,10 @@ async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<stri
     if (batch.length === 0 && fileNo > 0) break;
     const ids = batch.map((m) => m.id);
     for (const id of ids) exported.add(id);
-    const all = ids.length === 0 ? [] : await db.selectFrom('user_messages').selectAll().where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute();
+    const all =
+      ids.length === 0
+        ? []
+        : await db.selectFrom('user_messages').selectAll().where('message_id', 'in', ids).orderBy('message_id').orderBy('user_id').execute();
     const ums = scope.flagsOf === null ? all : all.filter((um) => scope.flagsOf!.has(um.user_id));
     const isPrivate = new Map(batch.map((m) => [m.id, m.channel_id === null]));
     const file = {
@@ -283,7 +349,12 @@ async function messageFiles(db: Db, realm: Realm, dir: string, clients: Map<stri
         has_image: m.has_image,
         has_attachment: m.has_attachment,
       })),
-      zerver_usermessage: ums.map((um) => ({ id: `${um.user_id}-${um.message_id}`, user_profile: um.user_id, message: um.message_id, flags_mask: referenceFlags(um.flags, isPrivate.get(um.message_id)!) })),
+      zerver_usermessage: ums.map((um) => ({
+        id: `${um.user_id}-${um.message_id}`,
+        user_profile: um.user_id,
+        message: um.message_id,
+        flags_mask: referenceFlags(um.flags, isPrivate.get(um.message_id)!),
+      })),
     };
     writeFileSync(join(dir, `messages-${String(++fileNo).padStart(6, '0')}.json`), JSON.stringify(file));
     progress.advance(batch.length);
@@ -304,10 +375,18 @@ function clientId(clients: Map<string, number>, name: string): number {
  * export: only those its exported messages link), at uploads/<path_id>.
  */
 async function attachmentFiles(svc: Pick<Services, 'db' | 'storage'>, realm: Realm, dir: string, messages: Set<number> | null): Promise<void> {
-  const links = await svc.db.selectFrom('attachment_messages').select(['attachment_id', 'message_id']).where('realm_id', '=', realm.id).orderBy('attachment_id').orderBy('message_id').execute();
+  const links = await svc.db
+    .selectFrom('attachment_messages')
+    .select(['attachment_id', 'message_id'])
+    .where('realm_id', '=', realm.id)
+    .orderBy('attachment_id')
+    .orderBy('message_id')
+    .execute();
   const linked = links.filter((l) => messages === null || messages.has(l.message_id));
   const wanted = new Set(linked.map((l) => l.attachment_id));
-  const rows = (await svc.db.selectFrom('attachments').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute()).filter((a) => messages === null || wanted.has(a.id));
+  const rows = (await svc.db.selectFrom('attachments').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute()).filter(
+    (a) => messages === null || wanted.has(a.id),
+  );
   const records = [];
   const attachments = [];
   mkdirSync(join(dir, 'uploads'), { recursive: true });
@@ -316,12 +395,32 @@ async function attachmentFiles(svc: Pick<Services, 'db' | 'storage'>, realm: Rea
     if (!bytes) continue;
     mkdirSync(dirname(join(dir, 'uploads', a.path_id)), { recursive: true });
     await writeFile(join(dir, 'uploads', a.path_id), bytes);
-    records.push({ realm_id: realm.id, user_profile_id: a.owner_id, path: a.path_id, s3_path: a.path_id, content_type: a.content_type, size: a.size, last_modified: epoch(a.create_time) });
+    records.push({
+      realm_id: realm.id,
+      user_profile_id: a.owner_id,
+      path: a.path_id,
+      s3_path: a.path_id,
+      content_type: a.content_type,
+      size: a.size,
+      last_modified: epoch(a.create_time),
+    });
     const ids = linked.filter((l) => l.attachment_id === a.id).map((l) => l.message_id);
-    attachments.push({ id: a.id, realm: realm.id, owner: a.owner_id, path_id: a.path_id, file_name: a.file_name, size: a.size, content_type: a.content_type, create_time: epoch(a.create_time), messages: ids });
+    attachments.push({
+      id: a.id,
+      realm: realm.id,
+      owner: a.owner_id,
+      path_id: a.path_id,
+      file_name: a.file_name,
+      size: a.size,
+      content_type: a.content_type,
+      create_time: epoch(a.create_time),
+      messages: ids,
+    });
   }
   const kept = new Set(attachments.map((a) => a.id));
-  const attachmentMessages = linked.filter((l) => kept.has(l.attachment_id)).map((l, i) => ({ id: i + 1, attachment_id: l.attachment_id, message_id: l.message_id }));
+  const attachmentMessages = linked
+    .filter((l) => kept.has(l.attachment_id))
+    .map((l, i) => ({ id: i + 1, attachment_id: l.attachment_id, message_id: l.message_id }));
   writeFileSync(join(dir, 'uploads', 'records.json'), JSON.stringify(records, null, 1));
   writeFileSync(join(dir, 'attachment.json'), JSON.stringify({ zerver_attachment: attachments, zerver_attachment_messages: attachmentMessages }));
 }

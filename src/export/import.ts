@@ -73,7 +73,9 @@ export function readExportDir(dir: string): ReferenceExport {
   const emojiRecords = existsSync(join(dir, 'emoji', 'records.json')) ? JSON.parse(readFileSync(join(dir, 'emoji', 'records.json'), 'utf8')) : [];
   return {
     realm: JSON.parse(readFileSync(join(dir, 'realm.json'), 'utf8')),
-    messageFiles: readdirSync(dir).filter((f) => /^messages-\d+\.json$/.test(f)).sort(),
+    messageFiles: readdirSync(dir)
+      .filter((f) => /^messages-\d+\.json$/.test(f))
+      .sort(),
     readMessages: (name) => JSON.parse(readFileSync(join(dir, name), 'utf8')),
     emojiRecords,
     readEmoji: (path) => readFileSync(join(dir, 'emoji', path)),
@@ -117,7 +119,11 @@ export async function importRealm(svc: Services, data: ReferenceExport, subdomai
     await storeEmojiFiles(svc, realm, data, state);
     save(state);
     // Channel descriptions render before the transaction, as every action's do.
-    const html = await prerenderHtml(svc, realm, (data.realm.zerver_stream ?? []).map((s) => String(s.description ?? '')));
+    const html = await prerenderHtml(
+      svc,
+      realm,
+      (data.realm.zerver_stream ?? []).map((s) => String(s.description ?? '')),
+    );
     await transact(svc, (tx) => importPeople(svc, tx, realm, data, state!, html));
     state.step = 'messages';
     save(state);
@@ -166,7 +172,9 @@ async function createOrganization(svc: Services, data: ReferenceExport, subdomai
     name: String(source.name ?? subdomain),
     owner: { email: emailOf(owner), fullName: String(owner.full_name), password: null },
   });
-  const settings = Object.fromEntries(['description', 'message_retention_days', 'message_content_edit_limit_seconds'].filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+  const settings = Object.fromEntries(
+    ['description', 'message_retention_days', 'message_content_edit_limit_seconds'].filter((k) => source[k] !== undefined).map((k) => [k, source[k]]),
+  );
   const { description, ...rest } = settings;
   await svc.db
     .updateTable('realms')
@@ -212,7 +220,11 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
       history_public_to_subscribers: s.history_public_to_subscribers ?? null,
       message_retention_days: s.message_retention_days ?? null,
     });
-    await tx.updateTable('channels').set({ is_archived: s.deactivated === true, date_created: typeof s.date_created === 'number' ? new Date(s.date_created * 1000) : channel.date_created }).where('id', '=', channel.id).execute();
+    await tx
+      .updateTable('channels')
+      .set({ is_archived: s.deactivated === true, date_created: typeof s.date_created === 'number' ? new Date(s.date_created * 1000) : channel.date_created })
+      .where('id', '=', channel.id)
+      .execute();
     state.channels[s.id] = channel.id;
   }
   const channelOfRecipient = recipientChannels(data);
@@ -222,7 +234,20 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
     if (channelId === undefined || userId === undefined) continue;
     await tx
       .insertInto('subscriptions')
-      .values({ realm_id: realm.id, user_id: userId, channel_id: channelId, active: sub.active !== false, color: sub.color ?? '#c2c2c2', is_muted: sub.is_muted === true, pin_to_top: sub.pin_to_top === true, desktop_notifications: null, audible_notifications: null, push_notifications: null, email_notifications: null, wildcard_mentions_notify: null })
+      .values({
+        realm_id: realm.id,
+        user_id: userId,
+        channel_id: channelId,
+        active: sub.active !== false,
+        color: sub.color ?? '#c2c2c2',
+        is_muted: sub.is_muted === true,
+        pin_to_top: sub.pin_to_top === true,
+        desktop_notifications: null,
+        audible_notifications: null,
+        push_notifications: null,
+        email_notifications: null,
+        wildcard_mentions_notify: null,
+      })
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
@@ -233,7 +258,15 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
     const still = typeof e.still_file_name === 'string' && files.has(e.still_file_name) ? `still/${fileName}` : null;
     const row = await tx
       .insertInto('realm_emoji')
-      .values({ realm_id: realm.id, name: e.name, author_id: state.users[e.author] ?? null, file_name: fileName, still_file_name: still, deactivated: e.deactivated === true, date_created: new Date() })
+      .values({
+        realm_id: realm.id,
+        name: e.name,
+        author_id: state.users[e.author] ?? null,
+        file_name: fileName,
+        still_file_name: still,
+        deactivated: e.deactivated === true,
+        date_created: new Date(),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     state.emoji[e.id] = row.id;
@@ -290,7 +323,11 @@ async function importAttachments(tx: Tx, realm: Realm, state: State, files: Stor
     for (const oldMessage of (old.messages ?? []) as number[]) {
       const messageId = state.messages[oldMessage];
       if (messageId === undefined) continue;
-      await tx.insertInto('attachment_messages').values({ realm_id: realm.id, attachment_id: row.id, message_id: messageId }).onConflict((oc) => oc.doNothing()).execute();
+      await tx
+        .insertInto('attachment_messages')
+        .values({ realm_id: realm.id, attachment_id: row.id, message_id: messageId })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
       // The message's links (and thumbnails) point at the file's new place.
       const from = String(old.path_id);
       await tx
@@ -357,7 +394,14 @@ async function renderMissing(svc: Services, realm: Realm, messages: Row[]): Prom
   return out;
 }
 
-async function importMessages(tx: Tx, realm: Realm, data: ReferenceExport, state: State, file: ReturnType<ReferenceExport['readMessages']>, rendered: Map<number, string>): Promise<Record<string, number>> {
+async function importMessages(
+  tx: Tx,
+  realm: Realm,
+  data: ReferenceExport,
+  state: State,
+  file: ReturnType<ReferenceExport['readMessages']>,
+  rendered: Map<number, string>,
+): Promise<Record<string, number>> {
   const channels = recipientChannels(data);
   const members = recipientMembers(data);
   const clients = new Map((data.realm.zerver_client ?? []).map((c) => [c.id, String(c.name)]));
@@ -398,7 +442,11 @@ async function importMessages(tx: Tx, realm: Realm, data: ReferenceExport, state
     .map((um) => ({ realm_id: realm.id, user_id: state.users[um.user_profile], message_id: mapped[um.message], flags: ourFlags(Number(um.flags_mask ?? 0)) }))
     .filter((r) => r.user_id !== undefined && r.message_id !== undefined);
   for (let i = 0; i < rows.length; i += 1000) {
-    await tx.insertInto('user_messages').values(rows.slice(i, i + 1000)).onConflict((oc) => oc.doNothing()).execute();
+    await tx
+      .insertInto('user_messages')
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
   return mapped;
 }
@@ -422,7 +470,14 @@ async function importReactions(tx: Tx, realm: Realm, data: ReferenceExport, stat
     const code = r.reaction_type === 'realm_emoji' ? String(state.emoji[r.emoji_code] ?? r.emoji_code) : String(r.emoji_code);
     await tx
       .insertInto('reactions')
-      .values({ realm_id: realm.id, message_id: messageId, user_id: userId, emoji_name: String(r.emoji_name), emoji_code: code, reaction_type: String(r.reaction_type) })
+      .values({
+        realm_id: realm.id,
+        message_id: messageId,
+        user_id: userId,
+        emoji_name: String(r.emoji_name),
+        emoji_code: code,
+        reaction_type: String(r.reaction_type),
+      })
       .onConflict((oc) => oc.doNothing())
       .execute();
   }

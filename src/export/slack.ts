@@ -18,7 +18,8 @@ import { ImportError, type ReferenceExport } from './import.ts';
 export const SLACK_TOPIC = 'imported from Slack';
 type Row = Record<string, any>;
 
-const readJson = (dir: string, name: string, fallback: unknown = []) => (existsSync(join(dir, name)) ? JSON.parse(readFileSync(join(dir, name), 'utf8')) : fallback);
+const readJson = (dir: string, name: string, fallback: unknown = []) =>
+  existsSync(join(dir, name)) ? JSON.parse(readFileSync(join(dir, name), 'utf8')) : fallback;
 
 export function isSlackExport(dir: string): boolean {
   return existsSync(join(dir, 'users.json')) && existsSync(join(dir, 'channels.json')) && !existsSync(join(dir, 'realm.json'));
@@ -31,7 +32,10 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
   const userName = new Map(slackUsers.map((u) => [String(u.id), fullName(u)]));
   const conversations: { folder: string; channel?: Row; members: string[] }[] = [
     ...(readJson(dir, 'channels.json') as Row[]).map((c) => ({ folder: String(c.name), channel: c, members: (c.members ?? []) as string[] })),
-    ...[...(readJson(dir, 'dms.json') as Row[]), ...(readJson(dir, 'mpims.json') as Row[])].map((c) => ({ folder: String(c.name ?? c.id), members: (c.members ?? []) as string[] })),
+    ...[...(readJson(dir, 'dms.json') as Row[]), ...(readJson(dir, 'mpims.json') as Row[])].map((c) => ({
+      folder: String(c.name ?? c.id),
+      members: (c.members ?? []) as string[],
+    })),
   ];
   const channelName = new Map(conversations.filter((c) => c.channel).map((c) => [String(c.channel!.id), c.folder]));
   const recipients: Row[] = slackUsers.map((_, i) => ({ id: i + 1, type: RECIPIENT.PERSONAL, type_id: i + 1 }));
@@ -63,7 +67,9 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
     const path = join(dir, folder);
     if (!existsSync(path)) continue;
     const isChannel = streams.some((s) => s.recipient === recipient);
-    for (const day of readdirSync(path).filter((f) => f.endsWith('.json')).sort()) {
+    for (const day of readdirSync(path)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       for (const m of JSON.parse(readFileSync(join(path, day), 'utf8')) as Row[]) {
         const sender = userId.get(String(m.user));
         if (m.type !== 'message' || sender === undefined || (m.subtype && m.subtype !== 'thread_broadcast' && m.subtype !== 'file_share')) continue;
@@ -96,7 +102,9 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
   messages.sort((a, b) => a.date_sent - b.date_sent);
   const members = new Map<number, number[]>();
   for (const s of subscriptions) members.set(s.recipient, [...(members.get(s.recipient) ?? []), s.user_profile]);
-  const userMessages = messages.flatMap((m) => (members.get(m.recipient) ?? []).map((u) => ({ user_profile: u, message: m.id, flags_mask: u === m.sender ? 1 : 0 })));
+  const userMessages = messages.flatMap((m) =>
+    (members.get(m.recipient) ?? []).map((u) => ({ user_profile: u, message: m.id, flags_mask: u === m.sender ? 1 : 0 })),
+  );
   return {
     realm: {
       zerver_realm: [{ name }],
@@ -117,7 +125,10 @@ export function readSlackExport(dir: string, name: string): ReferenceExport {
       zerver_client: [{ id: 1, name: 'Slack' }],
     },
     // Files of MESSAGES_PER_FILE, as an export's: the import resumes file by file.
-    messageFiles: Array.from({ length: Math.max(1, Math.ceil(messages.length / MESSAGES_PER_FILE)) }, (_, i) => `messages-${String(i + 1).padStart(6, '0')}.json`),
+    messageFiles: Array.from(
+      { length: Math.max(1, Math.ceil(messages.length / MESSAGES_PER_FILE)) },
+      (_, i) => `messages-${String(i + 1).padStart(6, '0')}.json`,
+    ),
     readMessages: (file) => {
       const i = Number(/\d+/.exec(file)![0]) - 1;
       const part = messages.slice(i * MESSAGES_PER_FILE, (i + 1) * MESSAGES_PER_FILE);
@@ -142,7 +153,9 @@ const EMOJI_NAME = /^[a-z0-9_-]+$/;
 /** Custom emoji of a Slack export as the reference's zerver_realmemoji rows and emoji records (paths on disk). */
 function readSlackEmoji(dir: string): { rows: Row[]; records: Row[]; byName: Map<string, number> } {
   const listed = readJson(dir, 'emoji.json', {}) as Row;
-  const entries = Object.entries((listed.emoji ?? listed) as Record<string, unknown>).filter(([name, value]) => EMOJI_NAME.test(name) && typeof value === 'string') as [string, string][];
+  const entries = Object.entries((listed.emoji ?? listed) as Record<string, unknown>).filter(
+    ([name, value]) => EMOJI_NAME.test(name) && typeof value === 'string',
+  ) as [string, string][];
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const rows: Row[] = [];
   const records: Row[] = [];

@@ -35,7 +35,14 @@ async function failingChecks(svc: Services): Promise<string[]> {
   // A broker, once events travel through one, offers ping(); the local bus has none.
   const broker = svc.events as { ping?: () => Promise<unknown> };
   if (typeof broker.ping === 'function') checks.push(['broker', () => broker.ping!()]);
-  const results = await Promise.all(checks.map(([name, check]) => within(check(), CHECK_TIMEOUT_MS).then(() => null, () => name)));
+  const results = await Promise.all(
+    checks.map(([name, check]) =>
+      within(check(), CHECK_TIMEOUT_MS).then(
+        () => null,
+        () => name,
+      ),
+    ),
+  );
   return results.filter((r): r is string => r !== null);
 }
 

@@ -55,11 +55,7 @@ export class ApiError extends Error {
   readonly data: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    msg: string,
-    opts: { data?: Record<string, unknown>; status?: number; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, msg: string, opts: { data?: Record<string, unknown>; status?: number; headers?: Record<string, string> } = {}) {
     super(msg);
     this.code = code;
     this.status = opts.status ?? ERROR_STATUS[code];
@@ -94,8 +90,7 @@ export function badValue(name: string, value: unknown): ApiError {
 
 export const insufficientPermission = (): ApiError => badRequest('Insufficient permission');
 
-export const mustBeAdmin = (): ApiError =>
-  new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
+export const mustBeAdmin = (): ApiError => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator');
 
 export const mustBeOwner = (): ApiError => new ApiError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner');
 

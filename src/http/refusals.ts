@@ -46,7 +46,10 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
 
 /** Fastify's own refusals before routing (a path that does not decode). */
 export function frameworkErrors(err: Error, _req: FastifyRequest, reply: FastifyReply): void {
-  reply.code(400).type('application/json; charset=utf-8').send(errorBody(`Malformed URL: ${err.message}`));
+  reply
+    .code(400)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(`Malformed URL: ${err.message}`));
 }
 
 /** onRequest: a URL within the header buffer but longer than MAX_URL_LENGTH. */

@@ -212,7 +212,11 @@ async function dispatch(
 ): Promise<FastifyReply> {
   reply.header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private');
   try {
-    if (req.method === 'OPTIONS') return reply.code(204).header('Allow', [...allowed].sort().join(', ')).send();
+    if (req.method === 'OPTIONS')
+      return reply
+        .code(204)
+        .header('Allow', [...allowed].sort().join(', '))
+        .send();
     const body = await readBody(req, svc.config.maxFileUploadMib);
     let method = (req.method === 'HEAD' ? 'GET' : req.method) as Method;
     // A form field `method` in a POST body dispatches as that method.
@@ -223,10 +227,7 @@ async function dispatch(
     }
     const endpoint = table.get(method);
     if (!endpoint) {
-      return reply
-        .code(405)
-        .header('Allow', allowed.join(', '))
-        .send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
+      return reply.code(405).header('Allow', allowed.join(', ')).send({ result: 'error', msg: 'Method Not Allowed', allowed_methods: allowed });
     }
 
     const raw = req.params as Record<string, string>;

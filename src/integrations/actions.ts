@@ -9,14 +9,27 @@ import type { WebhookMessage } from './payload.ts';
 import type { Integration } from './index.ts';
 
 /** All of a request's messages, in one transaction: a refused one sends none. */
-export async function postWebhookMessages(svc: Services, realm: Realm, bot: User, integration: Integration, stream: string | undefined, messages: WebhookMessage[]): Promise<void> {
+export async function postWebhookMessages(
+  svc: Services,
+  realm: Realm,
+  bot: User,
+  integration: Integration,
+  stream: string | undefined,
+  messages: WebhookMessage[],
+): Promise<void> {
   if (messages.length === 0) return;
   const clientName = `Zulip${integration.displayName}Webhook`;
   await transact(svc, async (tx, emit) => {
     for (const m of messages) {
       if (stream === undefined) {
         // No channel: the bot tells its owner.
-        await sendWithin(svc, tx, emit, realm, bot, { type: 'private', to: JSON.stringify([bot.bot_owner_id ?? bot.id]), topic: undefined, content: m.content, clientName });
+        await sendWithin(svc, tx, emit, realm, bot, {
+          type: 'private',
+          to: JSON.stringify([bot.bot_owner_id ?? bot.id]),
+          topic: undefined,
+          content: m.content,
+          clientName,
+        });
       } else {
         const to = /^\d+$/.test(stream) ? stream : JSON.stringify(stream);
         await sendWithin(svc, tx, emit, realm, bot, { type: 'stream', to, topic: m.topic, content: m.content, clientName });

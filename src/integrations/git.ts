@@ -47,7 +47,16 @@ export function pushMessage(p: { user: string; compareUrl: string; branch: strin
 }
 
 /** "<user> <action> [issue #N title](url) (assigned to ...)", then the quoted body or a period. */
-export function issueMessage(p: { user: string; action: string; type: string; url: string; number: number; title?: string; assignees?: string[]; body?: string }): string {
+export function issueMessage(p: {
+  user: string;
+  action: string;
+  type: string;
+  url: string;
+  number: number;
+  title?: string;
+  assignees?: string[];
+  body?: string;
+}): string {
   let text = `${p.user} ${p.action} [${p.type} #${p.number}${p.title ? ` ${p.title}` : ''}](${p.url})`;
   if (p.assignees && p.assignees.length > 0) {
     const names = p.assignees.length > 1 ? `${p.assignees.slice(0, -1).join(', ')} and ${p.assignees[p.assignees.length - 1]}` : p.assignees[0];

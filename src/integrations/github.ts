@@ -28,7 +28,14 @@ function push(p: JsonObject) {
     };
   });
   const branch = branchOf(ref);
-  const content = pushMessage({ user: sender(p), compareUrl: str(p, 'compare'), branch, commits, deleted: maybe(p, 'deleted') === true, forced: maybe(p, 'forced') === true });
+  const content = pushMessage({
+    user: sender(p),
+    compareUrl: str(p, 'compare'),
+    branch,
+    commits,
+    deleted: maybe(p, 'deleted') === true,
+    forced: maybe(p, 'forced') === true,
+  });
   return { topic: `${repo} / ${branch}`, content };
 }
 

@@ -66,7 +66,12 @@ export function registerIntegrationRoutes(app: FastifyInstance, svc: Services): 
       try {
         return await handle(svc, req, reply);
       } catch (err) {
-        const known = err instanceof ApiError ? err : isRefusedValue(err) ? badRequest('Invalid value: out of range, or containing characters that cannot be stored') : undefined;
+        const known =
+          err instanceof ApiError
+            ? err
+            : isRefusedValue(err)
+              ? badRequest('Invalid value: out of range, or containing characters that cannot be stored')
+              : undefined;
         if (!known) throw err;
         return reply.code(known.status).headers(known.headers).send(known.body());
       }

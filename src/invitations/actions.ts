@@ -168,17 +168,26 @@ async function insertInvitation(
     .returningAll()
     .executeTakeFirstOrThrow();
   if (channels.length > 0) {
-    await tx.insertInto('invitation_channels').values(channels.map((c) => ({ realm_id: realm.id, invitation_id: inv.id, channel_id: c.id }))).execute();
+    await tx
+      .insertInto('invitation_channels')
+      .values(channels.map((c) => ({ realm_id: realm.id, invitation_id: inv.id, channel_id: c.id })))
+      .execute();
   }
   if (groupIds.length > 0) {
-    await tx.insertInto('invitation_groups').values(groupIds.map((group_id) => ({ realm_id: realm.id, invitation_id: inv.id, group_id }))).execute();
+    await tx
+      .insertInto('invitation_groups')
+      .values(groupIds.map((group_id) => ({ realm_id: realm.id, invitation_id: inv.id, group_id })))
+      .execute();
   }
   return inv;
 }
 
 async function recordSend(tx: Tx, realmId: number, count: number): Promise<void> {
   const now = new Date();
-  await tx.insertInto('invitation_sends').values(Array.from({ length: count }, () => ({ realm_id: realmId, sent_at: now }))).execute();
+  await tx
+    .insertInto('invitation_sends')
+    .values(Array.from({ length: count }, () => ({ realm_id: realmId, sent_at: now })))
+    .execute();
 }
 
 /** `invites_changed` to the organization's administrators and the inviters concerned (digest section 3). */
@@ -226,11 +235,9 @@ export async function sendInvitations(
     await checkDailyLimit(tx, svc, realm, emails.length);
     const joined = actor.date_joined.getTime();
     if (!settingsOf(realm).invite_required && !isAdmin(actor) && joined > Date.now() - MIN_INVITER_AGE_DAYS * 86_400_000) {
-      throw invitationFailed(
-        'Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.',
-        [],
-        { sent: false },
-      );
+      throw invitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], {
+        sent: false,
+      });
     }
     const invalid: Skipped[] = [];
     const valid: string[] = [];
@@ -373,7 +380,10 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     // Memberships first: the creation announcement then includes the invitation's groups.
     const groupIds = await invitationGroupIds(tx, inv.id);
     if (groupIds.length > 0) {
-      await tx.insertInto('user_group_members').values(groupIds.map((group_id) => ({ realm_id: realm.id, group_id, user_id: user.id }))).execute();
+      await tx
+        .insertInto('user_group_members')
+        .values(groupIds.map((group_id) => ({ realm_id: realm.id, group_id, user_id: user.id })))
+        .execute();
     }
     if (!inv.is_multiuse) {
       await tx.updateTable('invitations').set({ status: 'used', created_user_id: user.id }).where('id', '=', inv.id).execute();

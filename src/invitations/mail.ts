@@ -6,8 +6,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Invitation } from './tables.ts';
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function invitationEmail(realm: Realm, inviter: User, inv: Invitation, link: string): Email {
   const note = inv.welcome_message_custom_text?.trim() || null;

@@ -88,6 +88,12 @@ export async function accountsByEmail(db: Executor, realmId: number, emails: str
     .selectFrom('users')
     .select(['delivery_email', 'is_active'])
     .where('realm_id', '=', realmId)
-    .where((eb) => eb(eb.fn('lower', ['delivery_email']), 'in', emails.map((e) => e.toLowerCase())))
+    .where((eb) =>
+      eb(
+        eb.fn('lower', ['delivery_email']),
+        'in',
+        emails.map((e) => e.toLowerCase()),
+      ),
+    )
     .execute();
 }

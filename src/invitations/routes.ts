@@ -12,7 +12,13 @@ import { signIn } from '../auth/sessions.ts';
 export const MAX_WELCOME_MESSAGE_CUSTOM_TEXT_LENGTH = 8000;
 
 // Up to 2^31 - 1 minutes (about 4000 years): far, but a date both databases can store.
-const expiresIn = p.json(z.int().min(1).max(2 ** 31 - 1).nullable());
+const expiresIn = p.json(
+  z
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .nullable(),
+);
 
 const inviteAs = p.int().map((role, name): Role => {
   if (!isRole(role)) throw badRequest(`Invalid ${name}`);
@@ -49,18 +55,13 @@ export function invitationRoutes(r: Router): void {
     return { invites: invites.map((inv) => formatInvitation(inv, ctx.realm, ctx.svc.config)) };
   });
 
-  r.route(
-    'POST',
-    '/invites',
-    { invitee_emails: p.str(), notify_referrer_on_join: p.bool().default(true), ...settingsParams(p.intList()) },
-    async (ctx, q) => {
-      await sendInvitations(ctx.svc, ctx.realm, ctx.user, q.invitee_emails, {
-        ...settingsFrom(ctx.svc.config.invitations.validityMinutes, q),
-        notifyReferrerOnJoin: q.notify_referrer_on_join,
-      });
-      return {};
-    },
-  );
+  r.route('POST', '/invites', { invitee_emails: p.str(), notify_referrer_on_join: p.bool().default(true), ...settingsParams(p.intList()) }, async (ctx, q) => {
+    await sendInvitations(ctx.svc, ctx.realm, ctx.user, q.invitee_emails, {
+      ...settingsFrom(ctx.svc.config.invitations.validityMinutes, q),
+      notifyReferrerOnJoin: q.notify_referrer_on_join,
+    });
+    return {};
+  });
 
   r.route('POST', '/invites/multiuse', settingsParams(p.intList().default([])), async (ctx, q) => {
     const link = await createInviteLink(ctx.svc, ctx.realm, ctx.user, settingsFrom(ctx.svc.config.invitations.validityMinutes, q));
@@ -83,17 +84,11 @@ export function invitationRoutes(r: Router): void {
   });
 
   // Ours (docs/DECISIONS.md): the key of an invitation link becomes an account.
-  r.publicRoute(
-    'POST',
-    '/invites/accept',
-    'none',
-    { key: p.str(), email: p.str().optional(), full_name: p.str(), password: p.str() },
-    async (ctx, q) => {
-      const user = await acceptInvitation(ctx.svc, ctx.realm, q);
-      if (ctx.request.scheme !== 'session') return { user_id: user.id, email: user.delivery_email, api_key: user.api_key };
-      // The web client's sign-up page: signed in at once, and no API key for page scripts.
-      await signIn(ctx.svc, ctx.request.setCookies, user);
-      return { user_id: user.id, email: user.delivery_email };
-    },
-  );
+  r.publicRoute('POST', '/invites/accept', 'none', { key: p.str(), email: p.str().optional(), full_name: p.str(), password: p.str() }, async (ctx, q) => {
+    const user = await acceptInvitation(ctx.svc, ctx.realm, q);
+    if (ctx.request.scheme !== 'session') return { user_id: user.id, email: user.delivery_email, api_key: user.api_key };
+    // The web client's sign-up page: signed in at once, and no API key for page scripts.
+    await signIn(ctx.svc, ctx.request.setCookies, user);
+    return { user_id: user.id, email: user.delivery_email };
+  });
 }

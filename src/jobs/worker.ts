@@ -109,7 +109,12 @@ async function recordFailure(svc: Services, kind: JobKind | undefined, job: Job,
   svc.log.warn({ jobId: job.id, kind: job.kind, attempts: job.attempts, error }, 'job failed for the last time');
   await transact(svc, async (tx, emit) => {
     // Only the pass that marks it tells anyone.
-    const marked = await tx.updateTable('jobs').set({ failed_at: now, locked_until: null, last_error: error }).where('id', '=', job.id).where('failed_at', 'is', null).executeTakeFirst();
+    const marked = await tx
+      .updateTable('jobs')
+      .set({ failed_at: now, locked_until: null, last_error: error })
+      .where('id', '=', job.id)
+      .where('failed_at', 'is', null)
+      .executeTakeFirst();
     if (marked.numUpdatedRows > 0n) await kind?.giveUp?.(svc, tx, emit, job, error);
   });
 }

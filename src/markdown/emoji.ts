@@ -98,8 +98,20 @@ function skipped(code: string): boolean {
 
 function cleanupName(name: string): string {
   const replacements: [string, string][] = [
-    [' ', '_'], ['-', '_'], ['\u2013', '_'], ['\u201c', ''], ['\u201d', ''], [':', ''], ['.', ''], [',', ''],
-    ['(', ''], [')', ''], ['&', 'and'], ['\u2018', ''], ['\u2019', ''], ["'", ''],
+    [' ', '_'],
+    ['-', '_'],
+    ['\u2013', '_'],
+    ['\u201c', ''],
+    ['\u201d', ''],
+    [':', ''],
+    ['.', ''],
+    [',', ''],
+    ['(', ''],
+    [')', ''],
+    ['&', 'and'],
+    ['\u2018', ''],
+    ['\u2019', ''],
+    ["'", ''],
   ];
   for (const [a, b] of replacements) name = name.replaceAll(a, b);
   return name.replace(/_{2,}/g, '_').toLowerCase();
@@ -135,10 +147,8 @@ function load(): EmojiData {
   const derivedDir = dirname(require.resolve('cldr-annotations-derived-full/package.json'));
   type Annotations = Record<string, { default?: string[]; tts?: string[] }>;
   const cldr: Annotations = {
-    ...(JSON.parse(readFileSync(join(cldrDir, 'annotations/en/annotations.json'), 'utf8')).annotations
-      .annotations as Annotations),
-    ...(JSON.parse(readFileSync(join(derivedDir, 'annotationsDerived/en/annotations.json'), 'utf8'))
-      .annotationsDerived.annotations as Annotations),
+    ...(JSON.parse(readFileSync(join(cldrDir, 'annotations/en/annotations.json'), 'utf8')).annotations.annotations as Annotations),
+    ...(JSON.parse(readFileSync(join(derivedDir, 'annotationsDerived/en/annotations.json'), 'utf8')).annotationsDerived.annotations as Annotations),
   };
 
   const infos = new Map<string, NameInfo>();

@@ -21,8 +21,14 @@ import { MarkdownRenderError } from './errors.ts';
 import { RenderPool, type RenderPoolOptions } from './pool.ts';
 import { renderSync as renderInThread } from './render.ts';
 import {
-  GROUP_MENTIONS_RE, MENTIONS_RE, parseIdSyntax, STREAM_LINK, STREAM_TOPIC_LINK, STREAM_TOPIC_MESSAGE_LINK,
-  STREAM_WILDCARDS, TOPIC_WILDCARDS,
+  GROUP_MENTIONS_RE,
+  MENTIONS_RE,
+  parseIdSyntax,
+  STREAM_LINK,
+  STREAM_TOPIC_LINK,
+  STREAM_TOPIC_MESSAGE_LINK,
+  STREAM_WILDCARDS,
+  TOPIC_WILDCARDS,
 } from './mentions.ts';
 import type { References, RenderContext, RenderResult } from './types.ts';
 import { escapeHtml } from './util.ts';

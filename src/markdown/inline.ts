@@ -322,9 +322,10 @@ export class InlineProcessor {
         }
         if (child.children.length) stack.push(child);
       }
-      for (const [el, lst] of insertQueue) lst.forEach((n, i) => {
-        el.insert(i, n);
-      });
+      for (const [el, lst] of insertQueue)
+        lst.forEach((n, i) => {
+          el.insert(i, n);
+        });
     }
   }
 }

@@ -103,7 +103,10 @@ export function getLink(data: string, index: number, unescapeText: (s: string) =
     }
     handled = bracketCount === 0;
   }
-  if (title !== null) title = unescapeText(title.trim()).replace(/^(["'])(.*)\1$/s, '$2').replace(/\s/g, ' ');
+  if (title !== null)
+    title = unescapeText(title.trim())
+      .replace(/^(["'])(.*)\1$/s, '$2')
+      .replace(/\s/g, ' ');
   href = unescapeText(href).trim();
   return [href, title, index, handled];
 }

@@ -8,8 +8,27 @@ import { WORD } from './util.ts';
 const require = createRequire(import.meta.url);
 
 const SAFELISTED_SCHEMES = [
-  'bitcoin', 'geo', 'im', 'irc', 'ircs', 'magnet', 'mailto', 'matrix', 'mms', 'news', 'nntp', 'openpgp4fpr',
-  'sip', 'sms', 'smsto', 'ssh', 'tel', 'urn', 'webcal', 'wtai', 'xmpp',
+  'bitcoin',
+  'geo',
+  'im',
+  'irc',
+  'ircs',
+  'magnet',
+  'mailto',
+  'matrix',
+  'mms',
+  'news',
+  'nntp',
+  'openpgp4fpr',
+  'sip',
+  'sms',
+  'smsto',
+  'ssh',
+  'tel',
+  'urn',
+  'webcal',
+  'wtai',
+  'xmpp',
 ];
 /** The only schemes a link may use; everything else (javascript:, data:, ...) renders as text. */
 export const ALLOWED_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'ftp', 'file', ...SAFELISTED_SCHEMES]);
@@ -24,8 +43,32 @@ export interface SplitUrl {
 
 const SCHEME_CHARS = /^[A-Za-z0-9+\-.]+$/;
 const USES_NETLOC = new Set([
-  '', 'ftp', 'http', 'gopher', 'nntp', 'telnet', 'imap', 'wais', 'file', 'mms', 'https', 'shttp', 'snews',
-  'prospero', 'rtsp', 'rtsps', 'rtspu', 'rsync', 'svn', 'svn+ssh', 'sftp', 'nfs', 'git', 'git+ssh', 'ws', 'wss',
+  '',
+  'ftp',
+  'http',
+  'gopher',
+  'nntp',
+  'telnet',
+  'imap',
+  'wais',
+  'file',
+  'mms',
+  'https',
+  'shttp',
+  'snews',
+  'prospero',
+  'rtsp',
+  'rtsps',
+  'rtspu',
+  'rsync',
+  'svn',
+  'svn+ssh',
+  'sftp',
+  'nfs',
+  'git',
+  'git+ssh',
+  'ws',
+  'wss',
   'itms-services',
 ]);
 
@@ -186,8 +229,7 @@ export function youtubeId(url: string): string | null {
     const host = u.hostname;
     if (['m.youtube.com', 'www.youtube.com', 'www.youtube-nocookie.com', 'youtube.com', 'youtube-nocookie.com'].includes(host)) {
       if ((u.pathname === '/watch' || u.pathname === '/watch_popup') && u.searchParams.get('v')) id = u.searchParams.get('v');
-      else if (u.pathname === '/watch_videos' && u.searchParams.get('video_ids'))
-        id = u.searchParams.get('video_ids')!.split(',', 1)[0]!;
+      else if (u.pathname === '/watch_videos' && u.searchParams.get('video_ids')) id = u.searchParams.get('video_ids')!.split(',', 1)[0]!;
       else if (/^\/(embed|shorts|v)\//.test(u.pathname)) id = u.pathname.split('/')[2] ?? null;
     } else if (host === 'youtu.be' && u.pathname.startsWith('/')) {
       id = u.pathname.slice(1);

@@ -13,10 +13,7 @@ export const USER_MENTION = new RegExp(`${BEFORE}@(?<silent>_?)(\\*\\*(?<match>[
 export const GROUP_MENTION = new RegExp(`${BEFORE}@(?<silent>_?)(\\*(?<match>[^\\*]+)\\*)`, 'g');
 export const STREAM_LINK = new RegExp(`${BEFORE}#\\*\\*(?<stream_name>[^\\*]+)\\*\\*`, 'g');
 export const STREAM_TOPIC_LINK = new RegExp(`${BEFORE}#\\*\\*(?<stream_name>[^\\*>]+)>(?<topic_name>[^\\*]*)\\*\\*`, 'g');
-export const STREAM_TOPIC_MESSAGE_LINK = new RegExp(
-  `${BEFORE}#\\*\\*(?<stream_name>[^\\*>]+)>(?<topic_name>[^\\*]*)@(?<message_id>\\d+)\\*\\*`,
-  'g',
-);
+export const STREAM_TOPIC_MESSAGE_LINK = new RegExp(`${BEFORE}#\\*\\*(?<stream_name>[^\\*>]+)>(?<topic_name>[^\\*]*)@(?<message_id>\\d+)\\*\\*`, 'g');
 
 export const TOPIC_WILDCARDS: ReadonlySet<string> = new Set(['topic']);
 export const STREAM_WILDCARDS: ReadonlySet<string> = new Set(['all', 'everyone', 'stream', 'channel']);

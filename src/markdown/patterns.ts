@@ -14,8 +14,14 @@ import { getLink, getLinkText } from './link-syntax.ts';
 import { parseTimestamp } from './timestamp.ts';
 import { emojiCodeForName, emojiNameForCode, codeForUnicode, EMOTICON_CONVERSIONS, EXTRA_EMOJI } from './emoji.ts';
 import {
-  GROUP_MENTION, parseIdSyntax, STREAM_LINK, STREAM_TOPIC_LINK, STREAM_TOPIC_MESSAGE_LINK, STREAM_WILDCARDS,
-  TOPIC_WILDCARDS, USER_MENTION,
+  GROUP_MENTION,
+  parseIdSyntax,
+  STREAM_LINK,
+  STREAM_TOPIC_LINK,
+  STREAM_TOPIC_MESSAGE_LINK,
+  STREAM_WILDCARDS,
+  TOPIC_WILDCARDS,
+  USER_MENTION,
 } from './mentions.ts';
 import type { Linkifier, MentionableUser, RenderContext } from './types.ts';
 
@@ -114,8 +120,7 @@ const emoticonAlternatives = Object.keys(EMOTICON_CONVERSIONS)
   .map((e) => `(${e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`)
   .join('|');
 
-const POSSIBLE_EMOJI_BODY =
-  '\\p{Emoji}(?:\\p{Emoji_Modifier}|\\uFE0F\\u20E3?|[\\u{E0020}-\\u{E007E}]+\\u{E007F})?';
+const POSSIBLE_EMOJI_BODY = '\\p{Emoji}(?:\\p{Emoji_Modifier}|\\uFE0F\\u20E3?|[\\u{E0020}-\\u{E007E}]+\\u{E007F})?';
 const POSSIBLE_EMOJI = new RegExp(
   `(?<syntax>\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}(?:\\u200D(?:\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}))*)`,
   'gu',
@@ -272,12 +277,7 @@ function simpleTag(
 }
 
 /** Builds the pattern list for one render. */
-export function buildPatterns(
-  lookup: Lookup,
-  findings: Findings,
-  stash: HtmlStash,
-  inline: () => InlineProcessor,
-): InlinePattern[] {
+export function buildPatterns(lookup: Lookup, findings: Findings, stash: HtmlStash, inline: () => InlineProcessor): InlinePattern[] {
   const ctx = lookup.ctx;
   const patterns: InlinePattern[] = [
     {
@@ -512,7 +512,14 @@ export function buildPatterns(
     },
     // An earlier `**` on this line would have closed at this match: openings before it are on earlier lines.
     // Unless a `*` just before it could open one that closes inside it: then from there.
-    simpleTag('strong', /(\*\*)([^\n]+?)\1/su, 'strong', 2, (_data, start) => Math.max(0, start - 2), (before) => before !== '*'),
+    simpleTag(
+      'strong',
+      /(\*\*)([^\n]+?)\1/su,
+      'strong',
+      2,
+      (_data, start) => Math.max(0, start - 2),
+      (before) => before !== '*',
+    ),
     simpleTag('emphasis', /(\*)(?!\s+)([^*^\n]+)(?<!\s)\*/su, 'em', 2, stopBarrier('*^\n', 0, 0)),
     simpleTag('del', /(?<!~)(~~)([^~\n]+?)(~~)(?!~)/su, 'del', 2, stopBarrier('~\n', 1, 2)),
     {
@@ -540,17 +547,21 @@ export function buildPatterns(
       },
     },
     // Without the setting every match is rejected, which changes nothing.
-    ...(!ctx.translate_emoticons ? [] : [{
-      kind: 'old',
-      name: 'translate_emoticons',
-      re: new RegExp(`(?<![^${EMOTICON_TERMINALS}])(?<emoticon>${emoticonAlternatives})(?![^${EMOTICON_TERMINALS}])`, 'su'),
-      handle(m) {
-        const translated = EMOTICON_CONVERSIONS[m.groups!.emoticon!]!;
-        const code = emojiCodeForName(translated.slice(1, -1));
-        return code ? makeEmoji(code, translated) : null;
-      },
-      barrier: (_data: string, start: number) => Math.max(0, start - EMOTICON_MAX - 2),
-    } satisfies InlinePattern]),
+    ...(!ctx.translate_emoticons
+      ? []
+      : [
+          {
+            kind: 'old',
+            name: 'translate_emoticons',
+            re: new RegExp(`(?<![^${EMOTICON_TERMINALS}])(?<emoticon>${emoticonAlternatives})(?![^${EMOTICON_TERMINALS}])`, 'su'),
+            handle(m) {
+              const translated = EMOTICON_CONVERSIONS[m.groups!.emoticon!]!;
+              const code = emojiCodeForName(translated.slice(1, -1));
+              return code ? makeEmoji(code, translated) : null;
+            },
+            barrier: (_data: string, start: number) => Math.max(0, start - EMOTICON_MAX - 2),
+          } satisfies InlinePattern,
+        ]),
     {
       kind: 'new',
       name: 'nl2br',

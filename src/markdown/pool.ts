@@ -107,9 +107,7 @@ export class RenderPool {
   render(content: string, context: RenderContext, key = ''): Promise<RenderResult> {
     if (this.closed) return Promise.reject(new MarkdownRenderError('closed', 'The Markdown renderer is closed'));
     if (content.length > this.maxInputLength) {
-      return Promise.reject(
-        new MarkdownRenderError('too_large', `Message is too long to render (over ${this.maxInputLength} characters)`),
-      );
+      return Promise.reject(new MarkdownRenderError('too_large', `Message is too long to render (over ${this.maxInputLength} characters)`));
     }
     const started = performance.now();
     const done = (ok: boolean) => this.onRendered?.((performance.now() - started) / 1000, ok);
@@ -227,9 +225,7 @@ export class RenderPool {
       if (msg.error !== undefined) {
         const reason = msg.reason ?? 'failed';
         job.reject(new MarkdownRenderError(reason, reason === 'failed' ? `Markdown rendering failed: ${msg.error}` : msg.error));
-      }
-      else if (msg.result!.html.length > this.maxOutputLength)
-        job.reject(new MarkdownRenderError('too_large', 'Rendered message is too large'));
+      } else if (msg.result!.html.length > this.maxOutputLength) job.reject(new MarkdownRenderError('too_large', 'Rendered message is too large'));
       else job.resolve(msg.result!);
       this.dispatch();
     });
@@ -263,10 +259,7 @@ export class RenderPool {
         const start = () => {
           if (slot.job !== running) return;
           running.timer = setTimeout(() => {
-            this.replace(
-              slot,
-              new MarkdownRenderError('timeout', `Rendering took longer than ${this.timeoutMs} ms and was stopped`),
-            );
+            this.replace(slot, new MarkdownRenderError('timeout', `Rendering took longer than ${this.timeoutMs} ms and was stopped`));
           }, this.timeoutMs);
           slot.worker.postMessage({ id: running.id, content: job.content, context: job.context });
         };

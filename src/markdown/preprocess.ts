@@ -32,11 +32,7 @@ export function hangingLists(lines: string[]): string[] {
     }
     const li1 = LI_RE.exec(lines[i]!);
     const li2 = LI_RE.exec(lines[i + 1]!);
-    if (
-      !inCode &&
-      lines[i] &&
-      ((li2 && !li1) || (li1 && li2 && (li1[1]!.length === 1) !== (li2[1]!.length === 1)))
-    ) {
+    if (!inCode && lines[i] && ((li2 && !li1) || (li1 && li2 && (li1[1]!.length === 1) !== (li2[1]!.length === 1)))) {
       out.splice(i + inserts + 1, 0, '');
       inserts++;
     }
@@ -100,7 +96,17 @@ export function fencedBlocks(lines: string[], r: FenceRenderers): string[] {
     const lang = m.groups!.lang?.toLowerCase() ?? null;
     const header = m.groups!.header ?? null;
     if (lang === 'quote' || lang === 'quoted') {
-      pushFenced(out, fence, true, (text) => text.split('\n').map((l) => '> ' + l).join('\n'), true);
+      pushFenced(
+        out,
+        fence,
+        true,
+        (text) =>
+          text
+            .split('\n')
+            .map((l) => '> ' + l)
+            .join('\n'),
+        true,
+      );
     } else if (lang === 'math') {
       pushFenced(out, fence, false, (text) => formatTex(text, r), false);
     } else if (lang === 'spoiler') {

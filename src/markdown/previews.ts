@@ -60,8 +60,7 @@ function uploadPathId(url: string, serverUrl: string | undefined): string | null
   } catch {
     return null;
   }
-  const sameServer =
-    parsed.host === 'relative.invalid' || (serverUrl !== undefined && serverUrl !== '' && parsed.host === safeHost(serverUrl));
+  const sameServer = parsed.host === 'relative.invalid' || (serverUrl !== undefined && serverUrl !== '' && parsed.host === safeHost(serverUrl));
   if (!sameServer || !parsed.pathname.startsWith('/user_uploads/')) return null;
   return decodeURIComponent(parsed.pathname.slice('/user_uploads/'.length));
 }

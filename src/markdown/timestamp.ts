@@ -6,17 +6,45 @@
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const MONTH_NAMES = [
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-];
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 /** Offsets (minutes) of common time zone abbreviations. */
 const ZONES: Record<string, number> = {
-  utc: 0, gmt: 0, z: 0, ut: 0, est: -300, edt: -240, cst: -360, cdt: -300, mst: -420, mdt: -360, pst: -480,
-  pdt: -420, akst: -540, akdt: -480, hst: -600, bst: 60, cet: 60, cest: 120, eet: 120, eest: 180, wet: 0,
-  west: 60, ist: 330, jst: 540, kst: 540, aest: 600, aedt: 660, acst: 570, awst: 480, nzst: 720, nzdt: 780,
-  msk: 180, sgt: 480, hkt: 480,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  ut: 0,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+  akst: -540,
+  akdt: -480,
+  hst: -600,
+  bst: 60,
+  cet: 60,
+  cest: 120,
+  eet: 120,
+  eest: 180,
+  wet: 0,
+  west: 60,
+  ist: 330,
+  jst: 540,
+  kst: 540,
+  aest: 600,
+  aedt: 660,
+  acst: 570,
+  awst: 480,
+  nzst: 720,
+  nzdt: 780,
+  msk: 180,
+  sgt: 480,
+  hkt: 480,
 };
 
 interface Parts {
@@ -52,8 +80,7 @@ function parseOffset(s: string): number | null {
 }
 
 function parseIso(s: string): Parts | null {
-  const m =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6})\d*)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(s);
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,6})\d*)?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(s);
   if (!m) return null;
   const p: Parts = { year: +m[1]!, month: +m[2]! - 1, day: +m[3]!, hour: +(m[4] ?? 0), minute: +(m[5] ?? 0), second: +(m[6] ?? 0) };
   if (m[7]) p.micro = Number(m[7].padEnd(6, '0'));
@@ -68,10 +95,7 @@ function parseCompact(s: string): Parts | null {
 }
 
 function parseWords(s: string): Parts | null {
-  const tokens = s
-    .replace(/,/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
+  const tokens = s.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
   const p: Parts = {};
   const numbers: number[] = [];
   for (let i = 0; i < tokens.length; i++) {
@@ -174,9 +198,7 @@ function format(ms: number, micro: number): string | null {
   const year = d.getUTCFullYear();
   if (year < 1 || year > 9999) return null;
   const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  let iso = `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(
-    d.getUTCMinutes(),
-  )}:${pad(d.getUTCSeconds())}`;
+  let iso = `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   if (micro) iso += '.' + pad(micro, 6);
   return iso + 'Z';
 }

@@ -29,8 +29,12 @@ export async function canSee(db: Executor, s: Searcher, message: Message, hasCop
   const copy = async () =>
     hasCopy ??
     (s.viewer !== null &&
-      (await db.selectFrom('user_messages').select('message_id').where('user_id', '=', s.viewer.user.id).where('message_id', '=', message.id).executeTakeFirst()) !==
-        undefined);
+      (await db
+        .selectFrom('user_messages')
+        .select('message_id')
+        .where('user_id', '=', s.viewer.user.id)
+        .where('message_id', '=', message.id)
+        .executeTakeFirst()) !== undefined);
   if (message.channel_id === null) return copy();
   const channel = (await getChannel(db, s.realm.id, message.channel_id))!;
   const readable = s.viewer ? hasContentAccess(s.viewer, channel) : channel.is_web_public;
@@ -44,7 +48,13 @@ export async function canSee(db: Executor, s: Searcher, message: Message, hasCop
  * be read but not changed (as the reference's `is_modifying_message`).
  */
 export async function messageToChange(tx: Tx, viewer: ChannelViewer, messageId: number): Promise<{ message: Message; channel: Channel | null }> {
-  const message = await tx.selectFrom('messages').selectAll().where('realm_id', '=', viewer.realm.id).where('id', '=', messageId).forUpdate().executeTakeFirst();
+  const message = await tx
+    .selectFrom('messages')
+    .selectAll()
+    .where('realm_id', '=', viewer.realm.id)
+    .where('id', '=', messageId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!message || !(await canSee(tx, { realm: viewer.realm, viewer }, message))) throw invalidMessage();
   const channel = message.channel_id === null ? null : ((await getChannel(tx, viewer.realm.id, message.channel_id)) ?? null);
   if (channel?.is_archived) throw invalidMessage();
@@ -105,6 +115,10 @@ export async function checkFlagAccess(tx: Tx, realm: Realm, user: User, ids: num
   const perChannel = new Map<number | null, number>();
   for (const m of found) if (!perChannel.has(m.channel_id)) perChannel.set(m.channel_id, m.id);
   const searcher: Searcher = { realm, viewer: await channelViewer(tx, realm, user) };
-  const samples = await tx.selectFrom('messages').selectAll().where('id', 'in', [...perChannel.values()]).execute();
+  const samples = await tx
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', 'in', [...perChannel.values()])
+    .execute();
   for (const message of samples as Message[]) if (!(await canSee(tx, searcher, message, false))) throw invalidMessage();
 }

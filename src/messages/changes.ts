@@ -7,11 +7,15 @@ import type { Channel } from '../channels/tables.ts';
 import { subscriberIds } from '../channels/queries.ts';
 import { intArray } from './state-support.ts';
 
-
 /** Users with a copy of any of the messages. */
 export async function copyHolders(tx: Tx, messageIds: number[]): Promise<Set<number>> {
   if (messageIds.length === 0) return new Set();
-  const rows = await tx.selectFrom('user_messages').select('user_id').distinct().where('message_id', '=', sql<number>`any(${intArray(messageIds)})`).execute();
+  const rows = await tx
+    .selectFrom('user_messages')
+    .select('user_id')
+    .distinct()
+    .where('message_id', '=', sql<number>`any(${intArray(messageIds)})`)
+    .execute();
   return new Set(rows.map((r) => r.user_id));
 }
 
@@ -28,6 +32,10 @@ export async function messageAudience(tx: Tx, messageIds: number[], channel: Cha
 
 /** The channel's first message, for `first_message_id`. */
 export async function firstMessageId(tx: Tx, channelId: number): Promise<number | null> {
-  const row = await tx.selectFrom('messages').select((eb) => eb.fn.min<number>('id').as('id')).where('channel_id', '=', channelId).executeTakeFirst();
+  const row = await tx
+    .selectFrom('messages')
+    .select((eb) => eb.fn.min<number>('id').as('id'))
+    .where('channel_id', '=', channelId)
+    .executeTakeFirst();
   return row?.id ?? null;
 }

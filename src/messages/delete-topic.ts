@@ -30,7 +30,9 @@ async function nextBatch(tx: Tx, user: User, channel: Channel, topic: string, si
   // Protected history: only the messages the user received.
   if (!channel.history_public_to_subscribers) {
     q = q.where(({ exists, selectFrom }) =>
-      exists(selectFrom('user_messages').select('message_id').whereRef('user_messages.message_id', '=', 'messages.id').where('user_messages.user_id', '=', user.id)),
+      exists(
+        selectFrom('user_messages').select('message_id').whereRef('user_messages.message_id', '=', 'messages.id').where('user_messages.user_id', '=', user.id),
+      ),
     );
   }
   return q.orderBy('id', 'desc').limit(size).forUpdate().execute();

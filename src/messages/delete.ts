@@ -8,7 +8,7 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
-import { channelViewer, } from '../channels/access.ts';
+import { channelViewer } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { firstMessageId, messageAudience } from './changes.ts';
 import { intArray } from './state-support.ts';
@@ -27,12 +27,24 @@ export async function deleteMessage(svc: Services, realm: Realm, actor: User, me
  * Deletes messages of one conversation (rows that hang off a message go with it)
  * and tells everyone who had them, the deleting user included.
  */
-export async function deleteMessages(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, messages: Message[], channel: Channel | null, actor: User | null): Promise<void> {
+export async function deleteMessages(
+  svc: Hooked,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  messages: Message[],
+  channel: Channel | null,
+  actor: User | null,
+): Promise<void> {
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = await messageAudience(tx, ids, channel);
   if (actor) audience.add(actor.id);
   const firstBefore = channel ? await firstMessageId(tx, channel.id) : null;
-  await tx.deleteFrom('messages').where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  await tx
+    .deleteFrom('messages')
+    .where('realm_id', '=', realm.id)
+    .where('id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
   // One event, with every id; the shaper splits it for clients without bulk_message_deletion.
   const event = channel
     ? { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: channel.id, topic: messages[0].topic }

@@ -46,12 +46,17 @@ const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
 
 async function rows(db: Executor, search: Search, where: ReturnType<typeof sql>, order: 'asc' | 'desc', limit: number): Promise<Row[]> {
   if (limit <= 0) return [];
-  const result = await sql<Row>`select ${COLUMNS}, um.flags as um_flags from ${searchFrom(search)} and ${where} order by ${orderKey(search)} ${sql.raw(order)} limit ${limit}`.execute(db);
+  const result =
+    await sql<Row>`select ${COLUMNS}, um.flags as um_flags from ${searchFrom(search)} and ${where} order by ${orderKey(search)} ${sql.raw(order)} limit ${limit}`.execute(
+      db,
+    );
   return result.rows;
 }
 
 export async function firstUnread(db: Executor, search: Search): Promise<number> {
-  const result = await sql<{ id: number | null }>`select min(m.id) as id from ${searchFrom(search)} and (coalesce(um.flags, ${FLAG_BITS.read}) & ${FLAG_BITS.read}) = 0`.execute(db);
+  const result = await sql<{
+    id: number | null;
+  }>`select min(m.id) as id from ${searchFrom(search)} and (coalesce(um.flags, ${FLAG_BITS.read}) & ${FLAG_BITS.read}) = 0`.execute(db);
   return result.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }
 
@@ -82,15 +87,46 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
 
   const search = await buildSearch(db, s, req.narrow);
   const anchor =
-    anchorParam === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === 'oldest' ? 0 : anchorParam === 'first_unread' ? await firstUnread(db, search) : anchorParam;
+    anchorParam === 'newest'
+      ? LARGER_THAN_MAX_MESSAGE_ID
+      : anchorParam === 'oldest'
+        ? 0
+        : anchorParam === 'first_unread'
+          ? await firstUnread(db, search)
+          : anchorParam;
   // One row more than asked on each side tells whether the end was reached. Past the
   // newest message (`newest`, nothing unread) nothing is after or at the anchor; at 0
   // (`oldest`) nothing is before or at it: those queries are skipped.
   const pastEnd = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const atStart = anchor <= 0;
-  const before = atStart ? [] : await rows(db, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
-  const after = pastEnd ? [] : await rows(db, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
-  const atAnchor = req.include_anchor && !pastEnd && !atStart ? await rows(db, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
+  const before = atStart
+    ? []
+    : await rows(
+        db,
+        search,
+        idRange(search, (id) => sql`${id} < ${anchor}::bigint`),
+        'desc',
+        numBefore + 1,
+      );
+  const after = pastEnd
+    ? []
+    : await rows(
+        db,
+        search,
+        idRange(search, (id) => sql`${id} > ${anchor}::bigint`),
+        'asc',
+        numAfter + 1,
+      );
+  const atAnchor =
+    req.include_anchor && !pastEnd && !atStart
+      ? await rows(
+          db,
+          search,
+          idRange(search, (id) => sql`${id} = ${anchor}::bigint`),
+          'asc',
+          1,
+        )
+      : [];
   const window = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
   return {
     messages: await present(db, s, window, req, search),
@@ -171,7 +207,14 @@ export async function fetchMessage(db: Executor, s: Searcher, id: number, opts: 
 export async function matchesNarrow(db: Executor, s: Searcher, ids: number[], narrow: NarrowTerm[]) {
   const search = await buildSearch(db, s, narrow);
   const found = ids.length > 0 ? await rows(db, search, sql`m.id = any(${intArray(ids)})`, 'asc', ids.length) : [];
-  const highlights = search.text !== undefined ? await highlight(db, found.map((r) => r.id), search.text) : new Map();
+  const highlights =
+    search.text !== undefined
+      ? await highlight(
+          db,
+          found.map((r) => r.id),
+          search.text,
+        )
+      : new Map();
   const messages: Record<string, { match_content: string; match_subject: string }> = {};
   for (const r of found) {
     messages[String(r.id)] = highlights.get(r.id) ?? { match_content: r.rendered_content, match_subject: topicHtml(r.topic) };

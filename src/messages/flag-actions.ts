@@ -147,11 +147,37 @@ export async function updateFlagsForNarrow(svc: Services, realm: Realm, user: Us
     const search = await buildSearch(tx, searcher, req.narrow);
     const change = checkFlagChange(req.flag, req.op);
     const anchor =
-      anchorParam === 'newest' ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === 'oldest' ? 0 : anchorParam === 'first_unread' ? await firstUnread(tx, search) : anchorParam;
+      anchorParam === 'newest'
+        ? LARGER_THAN_MAX_MESSAGE_ID
+        : anchorParam === 'oldest'
+          ? 0
+          : anchorParam === 'first_unread'
+            ? await firstUnread(tx, search)
+            : anchorParam;
     // One row more than asked on each side tells whether the end was reached.
-    const before = await windowIds(tx, search, idRange(search, (id) => sql`${id} < ${anchor}::bigint`), 'desc', numBefore + 1);
-    const after = await windowIds(tx, search, idRange(search, (id) => sql`${id} > ${anchor}::bigint`), 'asc', numAfter + 1);
-    const atAnchor = req.include_anchor ? await windowIds(tx, search, idRange(search, (id) => sql`${id} = ${anchor}::bigint`), 'asc', 1) : [];
+    const before = await windowIds(
+      tx,
+      search,
+      idRange(search, (id) => sql`${id} < ${anchor}::bigint`),
+      'desc',
+      numBefore + 1,
+    );
+    const after = await windowIds(
+      tx,
+      search,
+      idRange(search, (id) => sql`${id} > ${anchor}::bigint`),
+      'asc',
+      numAfter + 1,
+    );
+    const atAnchor = req.include_anchor
+      ? await windowIds(
+          tx,
+          search,
+          idRange(search, (id) => sql`${id} = ${anchor}::bigint`),
+          'asc',
+          1,
+        )
+      : [];
     const processed = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
     const result = await changeFlags(tx, emit, realm, user, processed, change);
     return {
@@ -196,7 +222,14 @@ export async function markAllAsRead(svc: Services, realm: Realm, user: User, bud
         return 'complete';
       }
       if (Date.now() - started >= budgetMs) {
-        emit(realm.id, flagEvent(READ, [...marked].sort((a, b) => a - b)), [user.id]);
+        emit(
+          realm.id,
+          flagEvent(
+            READ,
+            [...marked].sort((a, b) => a - b),
+          ),
+          [user.id],
+        );
         return 'incomplete';
       }
       return 'more';

@@ -18,8 +18,7 @@ export const FLAG_BITS = {
 export type FlagName = keyof typeof FLAG_BITS;
 
 /** Any kind of mention: what is:mentioned finds (bits of the partial index). */
-export const MENTION_BITS =
-  FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
+export const MENTION_BITS = FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned;
 
 /** Flags clients may change; the others follow from the message. */
 export const EDITABLE_FLAGS: readonly FlagName[] = ['read', 'starred', 'collapsed'];

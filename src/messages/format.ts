@@ -105,7 +105,8 @@ export async function formatMessages(
     known.submessages ?? submessagesOf(db, ids),
   ]);
   const dmUserIds = [...new Set(dmRecipients.flatMap((r) => r.dm_user_ids ?? []))];
-  const dmUsers = dmUserIds.length > 0 ? await db.selectFrom('users').select(['id', 'email', 'full_name', 'is_mirror_dummy']).where('id', 'in', dmUserIds).execute() : [];
+  const dmUsers =
+    dmUserIds.length > 0 ? await db.selectFrom('users').select(['id', 'email', 'full_name', 'is_mirror_dummy']).where('id', 'in', dmUserIds).execute() : [];
   const senderById = new Map(senders.map((u) => [u.id, u]));
   const channelName = new Map(channels.map((c) => [c.id, c.name]));
   const dmUserById = new Map(dmUsers.map((u) => [u.id, u]));

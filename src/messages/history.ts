@@ -26,7 +26,13 @@ export interface Snapshot {
   content_html_diff?: string;
 }
 
-export async function messageHistory(db: Executor, realm: Realm, user: User, messageId: number, opts: { allowEmptyTopicName: boolean }): Promise<{ message_history: Snapshot[] }> {
+export async function messageHistory(
+  db: Executor,
+  realm: Realm,
+  user: User,
+  messageId: number,
+  opts: { allowEmptyTopicName: boolean },
+): Promise<{ message_history: Snapshot[] }> {
   const policy = settingsOf(realm).message_edit_history_visibility_policy;
   if (policy === 'none') throw badRequest('Message edit history is disabled in this organization');
   const message = await db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', messageId).executeTakeFirst();

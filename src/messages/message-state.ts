@@ -94,8 +94,7 @@ export const starredMessagesSection: StateSection = {
     if (event.type === 'update_message_flags' && event.flag === 'starred') {
       const ids = event.messages as number[];
       const current: number[] = state.starred_messages;
-      state.starred_messages =
-        event.op === 'add' ? [...new Set([...current, ...ids])].sort(byId) : current.filter((id) => !ids.includes(id));
+      state.starred_messages = event.op === 'add' ? [...new Set([...current, ...ids])].sort(byId) : current.filter((id) => !ids.includes(id));
     } else if (event.type === 'delete_message') {
       const gone = new Set(deletedIds(event));
       state.starred_messages = (state.starred_messages as number[]).filter((id) => !gone.has(id));
@@ -144,11 +143,7 @@ export const recentConversationsSection: StateSection = {
       limit ${RECENT_DIRECT_MESSAGES}`.execute(ctx.svc.db);
     const cache: RecentCache = { messages: new Map(), conversations: new Map() };
     for (const row of rows.rows.reverse()) {
-      addDirectMessage(
-        cache,
-        row.id,
-        row.dm_user_ids.filter((id) => id !== userId).sort(byId),
-      );
+      addDirectMessage(cache, row.id, row.dm_user_ids.filter((id) => id !== userId).sort(byId));
     }
     ctx.cache.set(RECENT_KEY, cache);
     return { recent_private_conversations: conversationList(cache) };
@@ -160,7 +155,10 @@ export const recentConversationsSection: StateSection = {
     if (event.type === 'message') {
       const message = event.message as EventMessage;
       if (message.type !== 'private') return;
-      const others = (message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== userId).sort(byId);
+      const others = (message.display_recipient as { id: number }[])
+        .map((u) => u.id)
+        .filter((id) => id !== userId)
+        .sort(byId);
       addDirectMessage(cache, message.id, others);
     } else if (event.type === 'delete_message' && event.message_type === 'private') {
       const touched = new Set<string>();

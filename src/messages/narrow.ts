@@ -91,7 +91,9 @@ export function parseNarrow(value: unknown, name = 'narrow'): NarrowTerm[] {
   }
   const positive = terms.filter((t) => !t.negated);
   const wantsChannel = positive.some((t) => t.operator === 'channel' || t.operator === 'channels' || t.operator === 'topic');
-  const wantsDm = positive.some((t) => t.operator === 'dm' || t.operator === 'group-pm-with' || (t.operator === 'is' && (t.operand === 'dm' || t.operand === 'private')));
+  const wantsDm = positive.some(
+    (t) => t.operator === 'dm' || t.operator === 'group-pm-with' || (t.operator === 'is' && (t.operand === 'dm' || t.operand === 'private')),
+  );
   if (wantsChannel && wantsDm) throw badNarrow('No message can be both a channel message and direct message');
   return terms;
 }

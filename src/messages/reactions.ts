@@ -105,7 +105,13 @@ const ON_PARTICIPATION = 1;
 async function applyParticipationPolicy(tx: Tx, emit: Emit, realm: Realm, user: User, target: Target): Promise<void> {
   const { message, channel } = target;
   if (!channel || user.is_bot) return;
-  const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', user.id).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
+  const sub = await tx
+    .selectFrom('subscriptions')
+    .select('is_muted')
+    .where('user_id', '=', user.id)
+    .where('channel_id', '=', channel.id)
+    .where('active', '=', true)
+    .executeTakeFirst();
   if (!sub) return;
   const s = userSettings(user);
   const policy =
@@ -140,14 +146,17 @@ export async function addReaction(svc: Services, realm: Realm, user: User, messa
       emoji = { emoji_code: req.emoji_code, reaction_type: req.reaction_type };
     }
     // Text PostgreSQL cannot hold matches no reaction (and checkEmoji refuses it).
-    const same = !isStorableText(emoji.emoji_code) || !isStorableText(emoji.reaction_type) ? [] : await tx
-      .selectFrom('reactions')
-      .select(['user_id', 'emoji_name'])
-      .where('message_id', '=', messageId)
-      .where('reaction_type', '=', emoji.reaction_type)
-      .where('emoji_code', '=', emoji.emoji_code)
-      .orderBy('created_at')
-      .execute();
+    const same =
+      !isStorableText(emoji.emoji_code) || !isStorableText(emoji.reaction_type)
+        ? []
+        : await tx
+            .selectFrom('reactions')
+            .select(['user_id', 'emoji_name'])
+            .where('message_id', '=', messageId)
+            .where('reaction_type', '=', emoji.reaction_type)
+            .where('emoji_code', '=', emoji.emoji_code)
+            .orderBy('created_at')
+            .execute();
     if (same.some((r) => r.user_id === user.id)) throw new ApiError('REACTION_ALREADY_EXISTS', 'Reaction already exists.');
     const emojiName = same[0]?.emoji_name ?? req.emoji_name;
     if (same.length === 0) await checkEmoji(tx, realm.id, emojiName, emoji);
@@ -188,14 +197,17 @@ export async function removeReaction(svc: Services, realm: Realm, user: User, me
       code = (await emojiForName(tx, realm.id, req.emoji_name)).emoji_code;
     }
     // Text PostgreSQL cannot hold names no reaction.
-    const removed = !isStorableText(code) || !isStorableText(req.reaction_type) ? undefined : await tx
-      .deleteFrom('reactions')
-      .where('message_id', '=', messageId)
-      .where('user_id', '=', user.id)
-      .where('reaction_type', '=', req.reaction_type)
-      .where('emoji_code', '=', code)
-      .returning(['emoji_name', 'emoji_code', 'reaction_type'])
-      .executeTakeFirst();
+    const removed =
+      !isStorableText(code) || !isStorableText(req.reaction_type)
+        ? undefined
+        : await tx
+            .deleteFrom('reactions')
+            .where('message_id', '=', messageId)
+            .where('user_id', '=', user.id)
+            .where('reaction_type', '=', req.reaction_type)
+            .where('emoji_code', '=', code)
+            .returning(['emoji_name', 'emoji_code', 'reaction_type'])
+            .executeTakeFirst();
     if (!removed) throw new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
     await emitReaction(tx, emit, realm, user, target, 'remove', removed);
   });

@@ -14,7 +14,11 @@ export async function channelRecipientId(tx: Tx, realmId: number, channelId: num
   const found = await tx.selectFrom('recipients').select('id').where('channel_id', '=', channelId).executeTakeFirst();
   if (found) return found.id;
   // Concurrent first messages to a channel race here: the unique key settles it.
-  await tx.insertInto('recipients').values({ realm_id: realmId, channel_id: channelId, dm_key: null, dm_user_ids: null }).onConflict((oc) => oc.column('channel_id').doNothing()).execute();
+  await tx
+    .insertInto('recipients')
+    .values({ realm_id: realmId, channel_id: channelId, dm_key: null, dm_user_ids: null })
+    .onConflict((oc) => oc.column('channel_id').doNothing())
+    .execute();
   const row = await tx.selectFrom('recipients').select('id').where('channel_id', '=', channelId).executeTakeFirstOrThrow();
   return row.id;
 }

@@ -68,7 +68,10 @@ async function reportContent(svc: Services, tx: Tx, realm: Realm, reporter: User
   header += ` at ${globalTime(message.date_sent)}.`;
   const snippet = truncate(message.content);
   const fence = unusedFence(snippet);
-  return { sender, content: `${header}\n\`\`\`quote\n**${REPORT_REASONS[type]}**. ${description}\n\`\`\`\n\n${fence} spoiler ${original}\n${snippet}\n${fence}\n` };
+  return {
+    sender,
+    content: `${header}\n\`\`\`quote\n**${REPORT_REASONS[type]}**. ${description}\n\`\`\`\n\n${fence} spoiler ${original}\n${snippet}\n${fence}\n`,
+  };
 }
 
 export async function reportMessage(svc: Services, realm: Realm, reporter: User, messageId: number, type: ReportType, description: string): Promise<void> {
@@ -85,4 +88,3 @@ export async function reportMessage(svc: Services, realm: Realm, reporter: User,
     await sendNotices(svc, tx, emit, realm, [{ to: { channel: moderation, topic }, content }]);
   });
 }
-

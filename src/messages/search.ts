@@ -46,22 +46,33 @@ export interface Searcher {
 const SPECTATOR_OPERATORS = ['channel', 'channels', 'topic', 'sender', 'has', 'search', 'near', 'id', 'with'];
 
 async function resolveChannel(db: Executor, s: Searcher, operand: string | number | number[]) {
-  const channel = typeof operand === 'number' || /^\d+$/.test(String(operand))
-    ? ((await getChannel(db, s.realm.id, Number(operand))) ?? (await getChannelByName(db, s.realm.id, String(operand))))
-    : await getChannelByName(db, s.realm.id, String(operand));
+  const channel =
+    typeof operand === 'number' || /^\d+$/.test(String(operand))
+      ? ((await getChannel(db, s.realm.id, Number(operand))) ?? (await getChannelByName(db, s.realm.id, String(operand))))
+      : await getChannelByName(db, s.realm.id, String(operand));
   const visible = channel && (s.viewer ? hasMetadataAccess(s.viewer, channel) : channel.is_web_public);
   if (!channel || !visible) throw badNarrow(`unknown channel ${operand}`);
   return channel;
 }
 
 async function resolveUser(db: Executor, realm: Realm, operand: string | number): Promise<User> {
-  const user = typeof operand === 'number' || /^\d+$/.test(String(operand)) ? await getUser(db, realm.id, Number(operand)) : await getUserByEmail(db, realm.id, String(operand));
+  const user =
+    typeof operand === 'number' || /^\d+$/.test(String(operand))
+      ? await getUser(db, realm.id, Number(operand))
+      : await getUserByEmail(db, realm.id, String(operand));
   if (!user) throw badNarrow(`unknown user ${operand}`);
   return user;
 }
 
 async function resolveUsers(db: Executor, realm: Realm, operand: string | number | number[]): Promise<User[]> {
-  const parts = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : operand.split(',').map((e) => e.trim()).filter(Boolean);
+  const parts = Array.isArray(operand)
+    ? operand
+    : typeof operand === 'number'
+      ? [operand]
+      : operand
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
   const users: User[] = [];
   for (const p of parts) users.push(await resolveUser(db, realm, p));
   return users;
@@ -72,7 +83,9 @@ async function rewriteWith(db: Executor, s: Searcher, terms: NarrowTerm[]): Prom
   const withTerm = terms.find((t) => t.operator === 'with');
   if (!withTerm) return terms;
   const id = Number(withTerm.operand);
-  const message = isRowId(id) ? await db.selectFrom('messages').selectAll().where('realm_id', '=', s.realm.id).where('id', '=', id).executeTakeFirst() : undefined;
+  const message = isRowId(id)
+    ? await db.selectFrom('messages').selectAll().where('realm_id', '=', s.realm.id).where('id', '=', id).executeTakeFirst()
+    : undefined;
   const rest = terms.filter((t) => t !== withTerm);
   if (!message || !(await canSee(db, s, message))) return rest;
   const conversational = new Set(['channel', 'topic', 'dm', 'dm-including', 'group-pm-with']);
@@ -85,12 +98,12 @@ async function rewriteWith(db: Executor, s: Searcher, terms: NarrowTerm[]): Prom
   return [...kept, { operator: 'dm', operand: others.length > 0 ? others : [s.viewer!.user.id], negated: false }];
 }
 
-
 export async function buildSearch(db: Executor, s: Searcher, narrow: NarrowTerm[]): Promise<Search> {
   const terms = await rewriteWith(db, s, narrow);
   const viewerId = s.viewer?.user.id ?? null;
   if (!s.viewer) {
-    for (const t of terms) if (!SPECTATOR_OPERATORS.includes(t.operator) && !(t.operator === 'is' && t.operand === 'resolved')) throw badNarrow(`unknown operator ${t.operator}`);
+    for (const t of terms)
+      if (!SPECTATOR_OPERATORS.includes(t.operator) && !(t.operator === 'is' && t.operand === 'resolved')) throw badNarrow(`unknown operator ${t.operator}`);
   }
   const conditions: RawBuilder<unknown>[] = [];
   let historyChannels: number[] | undefined;
@@ -144,10 +157,7 @@ export async function buildSearch(db: Executor, s: Searcher, narrow: NarrowTerm[
         condition = t.operand === 'home' ? sql`not ${isCondition('muted', viewerId)}` : sql`true`;
         break;
       case 'has':
-        condition =
-          t.operand === 'reaction'
-            ? sql`exists (select 1 from reactions x where x.message_id = m.id)`
-            : sql`m.${sql.ref(`has_${t.operand}`)}`;
+        condition = t.operand === 'reaction' ? sql`exists (select 1 from reactions x where x.message_id = m.id)` : sql`m.${sql.ref(`has_${t.operand}`)}`;
         break;
       case 'id':
         condition = isRowId(Number(t.operand)) ? sql`m.id = ${Number(t.operand)}` : sql`false`;

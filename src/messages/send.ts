@@ -21,7 +21,7 @@ import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts'
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
 import { getChannel, getChannelByName } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { groupMemberIds, } from '../user_groups/group-setting.ts';
+import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
 import { FLAG_BITS } from './flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from './validation.ts';
@@ -94,7 +94,13 @@ async function resolveChannel(tx: Tx, viewer: ChannelViewer, to: string | undefi
 async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel): Promise<boolean> {
   const ownerId = viewer.user.is_bot ? viewer.user.bot_owner_id : null;
   if (ownerId === null || hasContentAccess(viewer, channel)) return false;
-  const sub = await tx.selectFrom('subscriptions').select('user_id').where('user_id', '=', ownerId).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
+  const sub = await tx
+    .selectFrom('subscriptions')
+    .select('user_id')
+    .where('user_id', '=', ownerId)
+    .where('channel_id', '=', channel.id)
+    .where('active', '=', true)
+    .executeTakeFirst();
   return sub !== undefined;
 }
 
@@ -104,7 +110,12 @@ async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender
   const access = await accessibleUsers(svc, tx, realm, sender);
   const users: User[] = [];
   if ('ids' in address) {
-    const rows = await tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(address.ids)})`).execute();
+    const rows = await tx
+      .selectFrom('users')
+      .selectAll()
+      .where('realm_id', '=', realm.id)
+      .where('id', '=', sql<number>`any(${intArray(address.ids)})`)
+      .execute();
     for (const id of address.ids) {
       const user = rows.find((u) => u.id === id);
       if (!user || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
@@ -159,7 +170,7 @@ async function automaticPolicy(
   reason: { sent: boolean; initiated: boolean; mentioned: boolean },
 ): Promise<VisibilityPolicy | undefined> {
   const s = userSettings(user);
-  const applies = (policy: unknown) => policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false;
+  const applies = (policy: unknown) => (policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false);
   const follow = (reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned);
   const unmute = reason.sent && applies(s.automatically_unmute_topics_in_muted_streams_policy);
   // Neither policy applies: nothing to read.
@@ -168,7 +179,13 @@ async function automaticPolicy(
   if (current === VISIBILITY.FOLLOWED) return undefined;
   if (follow) return VISIBILITY.FOLLOWED;
   if (current === VISIBILITY.UNMUTED) return undefined;
-  const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', user.id).where('channel_id', '=', channel.id).where('active', '=', true).executeTakeFirst();
+  const sub = await tx
+    .selectFrom('subscriptions')
+    .select('is_muted')
+    .where('user_id', '=', user.id)
+    .where('channel_id', '=', channel.id)
+    .where('active', '=', true)
+    .executeTakeFirst();
   return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
 }
 
@@ -353,7 +370,11 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
   const inChannel = channel?.id ?? null;
-  const { first_in_channel: firstInChannel, first_in_topic: firstInTopic, ...message } = await tx
+  const {
+    first_in_channel: firstInChannel,
+    first_in_topic: firstInTopic,
+    ...message
+  } = await tx
     .insertInto('messages')
     .values({
       realm_id: realm.id,
@@ -376,7 +397,9 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
     // The statement does not see its own row: these say whether messages were there before it.
     .returning([
       ...MESSAGE_COLUMNS,
-      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer)`.as('first_in_channel'),
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer)`.as(
+        'first_in_channel',
+      ),
       sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer and lower(m.topic) = ${topic.toLowerCase()})`.as(
         'first_in_topic',
       ),

@@ -100,7 +100,14 @@ function checkWidgetData(widgetType: string | undefined, data: unknown, isAuthor
 }
 
 async function widgetType(tx: Tx, messageId: number): Promise<string | undefined> {
-  const row = await tx.selectFrom('submessages').select('content').where('message_id', '=', messageId).where('msg_type', '=', 'widget').orderBy('id').limit(1).executeTakeFirst();
+  const row = await tx
+    .selectFrom('submessages')
+    .select('content')
+    .where('message_id', '=', messageId)
+    .where('msg_type', '=', 'widget')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   try {
     const type = row ? JSON.parse(row.content)?.widget_type : undefined;
     return typeof type === 'string' ? type : undefined;
@@ -114,7 +121,13 @@ export async function addSubmessage(svc: Services, realm: Realm, user: User, req
   await transact(svc, async (tx, emit) => {
     const { message } = await messageToChange(tx, await channelViewer(tx, realm, user), req.message_id);
     if (message.sender_id !== user.id) {
-      const started = await tx.selectFrom('submessages').select('id').where('message_id', '=', message.id).where('sender_id', '=', message.sender_id).limit(1).executeTakeFirst();
+      const started = await tx
+        .selectFrom('submessages')
+        .select('id')
+        .where('message_id', '=', message.id)
+        .where('sender_id', '=', message.sender_id)
+        .limit(1)
+        .executeTakeFirst();
       if (!started) throw badRequest('You cannot attach a submessage to this message.');
     }
     let data: unknown;

@@ -47,12 +47,7 @@ async function listeners(db: Executor, realmId: number, userIds: number[], _typi
 
 /** A channel's listeners; none at all in a channel too large for typing notifications. */
 async function channelListeners(db: Executor, realmId: number, channelId: number, typist: User): Promise<number[]> {
-  const subs = await db
-    .selectFrom('subscriptions')
-    .select('user_id')
-    .where('channel_id', '=', channelId)
-    .where('active', '=', true)
-    .execute();
+  const subs = await db.selectFrom('subscriptions').select('user_id').where('channel_id', '=', channelId).where('active', '=', true).execute();
   const ids = subs.map((s) => s.user_id);
   const reached = await listeners(db, realmId, ids, typist);
   return reached.length > MAX_CHANNEL_SIZE_FOR_TYPING ? [] : reached;
@@ -85,7 +80,12 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
   if (req.to.length === 0) throw badRequest("Empty 'to' list");
   if (!settings.send_private_typing_notifications) throw badRequest(DIRECT_DISABLED);
   const ids = [...new Set([...req.to, sender.id])];
-  const users = await svc.db.selectFrom('users').select(['id', 'email']).where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  const users = await svc.db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('realm_id', '=', realm.id)
+    .where('id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
   const access = await accessibleUsers(svc, svc.db, realm, sender);
   for (const id of req.to) {
     if (!users.some((u) => u.id === id) || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);

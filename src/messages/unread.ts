@@ -182,9 +182,7 @@ function unreadMsgs(cache: UnreadCache, userId: number): Record<string, unknown>
     }
   }
   return {
-    pms: [...pms.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+    pms: [...pms.entries()].sort(([a], [b]) => a - b).map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
     streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || compareText(a.topic.toLowerCase(), b.topic.toLowerCase())),
     huddles: [...huddles.entries()].sort(([a], [b]) => compareText(a, b)).map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
     mentions,
@@ -216,7 +214,10 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
           ? { type: 'stream', stream_id: message.stream_id!, topic: message.subject, mention }
           : {
               type: 'private',
-              others: (message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== userId).sort((a, b) => a - b),
+              others: (message.display_recipient as { id: number }[])
+                .map((u) => u.id)
+                .filter((id) => id !== userId)
+                .sort((a, b) => a - b),
               mention,
             },
       );

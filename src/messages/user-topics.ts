@@ -35,7 +35,13 @@ export async function visibilityPolicy(db: Executor, userId: number, channelId: 
 
 /** Whether the user has any policy stored in a channel (they may always remove it). */
 export async function hasPoliciesIn(db: Executor, userId: number, channelId: number): Promise<boolean> {
-  const row = await db.selectFrom('user_topics').select('channel_id').where('user_id', '=', userId).where('channel_id', '=', channelId).limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('user_topics')
+    .select('channel_id')
+    .where('user_id', '=', userId)
+    .where('channel_id', '=', channelId)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -95,9 +101,11 @@ export async function setVisibilityPolicy(
       .insertInto('user_topics')
       .values({ realm_id: realmId, user_id: userId, channel_id: channelId, topic, visibility_policy: policy, last_updated: now })
       .onConflict((oc) =>
-        oc
-          .expression(sql`user_id, channel_id, lower(topic)`)
-          .doUpdateSet((eb) => ({ topic: eb.ref('excluded.topic'), visibility_policy: eb.ref('excluded.visibility_policy'), last_updated: eb.ref('excluded.last_updated') })),
+        oc.expression(sql`user_id, channel_id, lower(topic)`).doUpdateSet((eb) => ({
+          topic: eb.ref('excluded.topic'),
+          visibility_policy: eb.ref('excluded.visibility_policy'),
+          last_updated: eb.ref('excluded.last_updated'),
+        })),
       )
       .execute();
   }

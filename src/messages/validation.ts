@@ -72,7 +72,11 @@ export function directAddress(to: string): DirectAddress {
   } catch {
     value = to;
   }
-  if (typeof value === 'string') value = value.split(',').map((e) => e.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    value = value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
   if (!Array.isArray(value)) throw badRequest('Invalid data type for recipients');
   if (value.length === 0) throw badRequest('Message must have recipients');
   if (value.every((v) => typeof v === 'number' && Number.isInteger(v))) return { ids: [...new Set(value as number[])] };

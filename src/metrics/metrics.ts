@@ -52,7 +52,11 @@ export class Metrics {
     help: 'Events published after commits',
     registers: [this.registry],
   });
-  readonly renderSeconds = outcomeHistogram(this.registry, 'confab_render_duration_seconds', 'Time to render a message (waiting in the pool included), by outcome');
+  readonly renderSeconds = outcomeHistogram(
+    this.registry,
+    'confab_render_duration_seconds',
+    'Time to render a message (waiting in the pool included), by outcome',
+  );
   readonly transactionSeconds = outcomeHistogram(this.registry, 'confab_db_transaction_duration_seconds', 'Time a transaction held its connection, by outcome');
   readonly retentionDeleted = new Counter({
     name: 'confab_retention_messages_archived_total',
@@ -153,5 +157,4 @@ export class Metrics {
       },
     });
   }
-
 }

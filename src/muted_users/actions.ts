@@ -57,7 +57,12 @@ export async function muteUser(svc: Services, realm: Realm, actor: User, mutedUs
 export async function unmuteUser(svc: Services, realm: Realm, actor: User, mutedUserId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, mutedUserId, MUTABLE);
-    const deleted = await tx.deleteFrom('muted_users').where('user_id', '=', actor.id).where('muted_user_id', '=', target.id).returning('muted_user_id').executeTakeFirst();
+    const deleted = await tx
+      .deleteFrom('muted_users')
+      .where('user_id', '=', actor.id)
+      .where('muted_user_id', '=', target.id)
+      .returning('muted_user_id')
+      .executeTakeFirst();
     if (!deleted) throw badRequest('User is not muted');
     await emitMutedUsers(tx, emit, realm, actor);
   });

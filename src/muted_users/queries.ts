@@ -8,7 +8,13 @@ export interface MutedUserEntry {
 
 /** The users `userId` muted, with when: register's `muted_users` and its event. */
 export async function mutedUsers(db: Executor, userId: number): Promise<MutedUserEntry[]> {
-  const rows = await db.selectFrom('muted_users').select(['muted_user_id', 'date_muted']).where('user_id', '=', userId).orderBy('date_muted').orderBy('muted_user_id').execute();
+  const rows = await db
+    .selectFrom('muted_users')
+    .select(['muted_user_id', 'date_muted'])
+    .where('user_id', '=', userId)
+    .orderBy('date_muted')
+    .orderBy('muted_user_id')
+    .execute();
   return rows.map((r) => ({ id: r.muted_user_id, timestamp: Math.floor(new Date(r.date_muted).getTime() / 1000) }));
 }
 

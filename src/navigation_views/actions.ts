@@ -23,17 +23,18 @@ async function takeTurns(tx: Tx, userId: number): Promise<void> {
 }
 
 async function ownView(tx: Tx, userId: number, fragment: string) {
-  const view = await tx.selectFrom('navigation_views').selectAll().where('user_id', '=', userId).where('fragment', '=', fragment).forUpdate().executeTakeFirst();
+  const view = await tx
+    .selectFrom('navigation_views')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('fragment', '=', fragment)
+    .forUpdate()
+    .executeTakeFirst();
   if (!view) throw notFound('Navigation view does not exist.');
   return view;
 }
 
-export async function addNavigationView(
-  svc: Services,
-  realm: Realm,
-  actor: User,
-  v: { fragment: string; is_pinned: boolean; name?: string },
-): Promise<void> {
+export async function addNavigationView(svc: Services, realm: Realm, actor: User, v: { fragment: string; is_pinned: boolean; name?: string }): Promise<void> {
   if (BUILT_IN_VIEW_FRAGMENTS.has(v.fragment)) {
     if (v.name !== undefined) throw badRequest('Built-in views cannot have a custom name.');
   } else if (v.name === undefined) {

@@ -152,7 +152,14 @@ function bounded(maxBytes: number): Transform {
 }
 
 /** One hop: the response's status, headers and body (bounded; unread when streaming a final answer). */
-function exchange(target: URL, req: OutboundRequest, policy: OutboundPolicy, maxBytes: number, signal: AbortSignal, stream: boolean): Promise<OutboundResponse | OutboundStreamResponse> {
+function exchange(
+  target: URL,
+  req: OutboundRequest,
+  policy: OutboundPolicy,
+  maxBytes: number,
+  signal: AbortSignal,
+  stream: boolean,
+): Promise<OutboundResponse | OutboundStreamResponse> {
   return new Promise((resolve, reject) => {
     const lib = target.protocol === 'https:' ? https : http;
     const body = req.body === undefined ? undefined : Buffer.from(req.body);

@@ -66,7 +66,10 @@ const escapeLinkText = (s: string) => s.replace(/[`>*&[\]]|\$\$/g, (c) => LINK_E
 /** The reference's encode_hash_component: percent-encoding (keeping `*`) with `.` for `%`. */
 function encodeHashComponent(s: string): string {
   const pct = (c: string) => '%' + c.charCodeAt(0).toString(16).toUpperCase();
-  return encodeURIComponent(s).replace(/[!'()]/g, pct).replaceAll('.', '%2E').replaceAll('%', '.');
+  return encodeURIComponent(s)
+    .replace(/[!'()]/g, pct)
+    .replaceAll('.', '%2E')
+    .replaceAll('%', '.');
 }
 
 const channelPath = (channel: Pick<Channel, 'id' | 'name'>) => `#narrow/channel/${channel.id}-${encodeHashComponent(channel.name.replaceAll(' ', '-'))}`;

@@ -23,8 +23,7 @@ export interface InitialMessage {
   content: string;
 }
 
-const topic = (channel: string, name: string, contents: string[]): InitialMessage[] =>
-  contents.map((content) => ({ channel, topic: name, content }));
+const topic = (channel: string, name: string, contents: string[]): InitialMessage[] => contents.map((content) => ({ channel, topic: name, content }));
 
 /** In sending order: the last ones are the most visible (newest first in recent views). */
 export const INITIAL_MESSAGES: InitialMessage[] = [

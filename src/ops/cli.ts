@@ -62,7 +62,12 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
         const realm = await realmNamed(svc, values.org);
         let channelId: number | undefined;
         if (values.channel !== undefined) {
-          const channel = await svc.db.selectFrom('channels').select('id').where('realm_id', '=', realm.id).where('name', '=', values.channel).executeTakeFirst();
+          const channel = await svc.db
+            .selectFrom('channels')
+            .select('id')
+            .where('realm_id', '=', realm.id)
+            .where('name', '=', values.channel)
+            .executeTakeFirst();
           if (!channel) throw new BackupError(`no channel '${values.channel}' in that organization`);
           channelId = channel.id;
         }

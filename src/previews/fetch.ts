@@ -57,7 +57,10 @@ function stripCdata(html: string): string {
 }
 
 function isHtml(res: OutboundResponse): boolean {
-  const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(res.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type) return type === 'text/html' || type === 'application/xhtml+xml';
   // No type given: HTML only if it looks like it.
   return /^\s*(?:<!doctype html|<html|<head)/i.test(res.body.subarray(0, 1000).toString('utf8'));

@@ -38,7 +38,12 @@ async function run(svc: Services, job: Job): Promise<void> {
       .where('content', '=', content)
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return;
-    const copies = await tx.selectFrom('user_messages').select(['user_id', 'flags']).where('realm_id', '=', realm.id).where('message_id', '=', message.id).execute();
+    const copies = await tx
+      .selectFrom('user_messages')
+      .select(['user_id', 'flags'])
+      .where('realm_id', '=', realm.id)
+      .where('message_id', '=', message.id)
+      .execute();
     if (copies.length === 0) return;
     const event: ServerEvent = {
       type: 'update_message',
@@ -52,7 +57,12 @@ async function run(svc: Services, job: Job): Promise<void> {
       is_me_message: rendered.is_me_message,
     };
     const perUser = Object.fromEntries(copies.map((c) => [c.user_id, { flags: flagNames(c.flags) }]));
-    emit(realm.id, event, copies.map((c) => c.user_id), { perUser });
+    emit(
+      realm.id,
+      event,
+      copies.map((c) => c.user_id),
+      { perUser },
+    );
   });
 }
 

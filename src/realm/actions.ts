@@ -44,9 +44,7 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       .returning('id')
       .executeTakeFirstOrThrow();
     const groups = await createSystemGroups(tx, inserted.id);
-    const groupSettings = Object.fromEntries(
-      Object.entries(REALM_PERMISSION_SETTINGS).map(([setting, s]) => [setting, groups[s.default as SystemGroupName]]),
-    );
+    const groupSettings = Object.fromEntries(Object.entries(REALM_PERMISSION_SETTINGS).map(([setting, s]) => [setting, groups[s.default as SystemGroupName]]));
     const realm = await tx
       .updateTable('realms')
       .set({ group_settings: JSON.stringify(groupSettings) })

@@ -59,7 +59,14 @@ export function realmRoutes(r: Router): void {
     'PATCH',
     '/realm',
     {
-      name: p.str(z.string().max(MAX_REALM_NAME_LENGTH).refine((s) => s.trim() !== '', '{name} cannot be blank')).optional(),
+      name: p
+        .str(
+          z
+            .string()
+            .max(MAX_REALM_NAME_LENGTH)
+            .refine((s) => s.trim() !== '', '{name} cannot be blank'),
+        )
+        .optional(),
       description: p.str(z.string().max(MAX_REALM_DESCRIPTION_LENGTH)).optional(),
       ...SETTING_PARAMS,
       ...GROUP_SETTING_PARAMS,

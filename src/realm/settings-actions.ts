@@ -172,9 +172,7 @@ function differingFromDefaults(stored: Record<string, unknown>): Record<string, 
  */
 async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, days: number): Promise<void> {
   const fullMembers = (await systemGroupIds(tx, realm.id))['role:fullmembers'];
-  const now = new Set(
-    (await tx.selectFrom('user_group_members').select('user_id').where('group_id', '=', fullMembers).execute()).map((r) => r.user_id),
-  );
+  const now = new Set((await tx.selectFrom('user_group_members').select('user_id').where('group_id', '=', fullMembers).execute()).map((r) => r.user_id));
   const members = await tx
     .selectFrom('users')
     .selectAll()

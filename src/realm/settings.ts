@@ -55,7 +55,6 @@ export const REALM_SETTING_DEFAULTS = {
 export type RealmSettingName = keyof typeof REALM_SETTING_DEFAULTS;
 export type RealmSettings = { -readonly [K in RealmSettingName]: (typeof REALM_SETTING_DEFAULTS)[K] | any };
 
-
 export function realmSettings(stored: Record<string, unknown>): RealmSettings {
   return { ...REALM_SETTING_DEFAULTS, ...stored } as RealmSettings;
 }

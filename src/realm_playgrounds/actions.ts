@@ -55,7 +55,11 @@ export async function addPlayground(svc: Services, realm: Realm, actor: User, in
       .executeTakeFirst();
     if (same) (errors[NON_FIELD_ERRORS] ??= []).push(DUPLICATE);
     if (Object.keys(errors).length > 0) throw validationFailure(errors);
-    const row = await tx.insertInto('realm_playgrounds').values({ realm_id: realm.id, ...input }).returning('id').executeTakeFirstOrThrow();
+    const row = await tx
+      .insertInto('realm_playgrounds')
+      .values({ realm_id: realm.id, ...input })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await notifyPlaygrounds(tx, emit, realm);
     return row.id;
   });

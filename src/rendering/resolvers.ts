@@ -7,4 +7,11 @@ import { resolveCustomEmoji } from '../custom_emoji/rendering.ts';
 import { resolveChannelLinks } from '../channels/rendering.ts';
 import { resolveUploadedImages } from '../uploads/rendering.ts';
 
-export const RESOLVERS: readonly ReferenceResolver[] = [resolveUserMentions, resolveGroupMentions, resolveLinkifiers, resolveCustomEmoji, resolveChannelLinks, resolveUploadedImages];
+export const RESOLVERS: readonly ReferenceResolver[] = [
+  resolveUserMentions,
+  resolveGroupMentions,
+  resolveLinkifiers,
+  resolveCustomEmoji,
+  resolveChannelLinks,
+  resolveUploadedImages,
+];

@@ -83,7 +83,14 @@ async function archiveExpired(svc: Services, realm: Realm, channel: Channel | nu
       if (batch.length === 0) return 0;
       const ids = batch.map((m) => m.id);
       const archive = await archiveRows(tx, realm.id, ARCHIVE_KIND.RETENTION, ids);
-      const linked = (await tx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', '=', sql<number>`any(${intArray(ids)})`).execute()).map((r) => r.attachment_id);
+      const linked = (
+        await tx
+          .selectFrom('attachment_messages')
+          .select('attachment_id')
+          .distinct()
+          .where('message_id', '=', sql<number>`any(${intArray(ids)})`)
+          .execute()
+      ).map((r) => r.attachment_id);
       // Each delete_message event names one topic, as a user's delete does.
       for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(svc, tx, emit, realm, group, channel, null);
       await archiveOrphanedFiles(tx, emit, realm.id, archive, linked);
@@ -116,14 +123,20 @@ async function archiveOrphanedFiles(tx: Tx, emit: Emit, realmId: number, transac
     .selectAll('a')
     .where('a.realm_id', '=', realmId)
     .where('a.id', '=', sql<number>`any(${intArray(candidates)})`)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))),
+    )
     .execute();
   if (orphans.length === 0) return;
   const ids = orphans.map((a) => a.id);
   await sql`insert into archived_attachments (realm_id, transaction_id, attachment_id, data)
     select realm_id, ${transactionId}, id, to_jsonb(a) from attachments a where realm_id = ${realmId} and id = any(${intArray(ids)})
     on conflict (attachment_id) do update set transaction_id = excluded.transaction_id, data = excluded.data`.execute(tx);
-  await tx.deleteFrom('attachments').where('realm_id', '=', realmId).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  await tx
+    .deleteFrom('attachments')
+    .where('realm_id', '=', realmId)
+    .where('id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
   // The owner's uploads list and quota change, as when they delete a file.
   for (const a of orphans) await notifyAttachment(tx, emit, realmId, a.owner_id, 'remove', { id: a.id });
 }
@@ -142,13 +155,26 @@ async function vacuum(svc: Services, before: Date): Promise<number> {
   let total = 0;
   for (;;) {
     const files = await transact(svc, async (tx) => {
-      const ids = (await tx.selectFrom('archive_transactions').select('id').where('created_at', '<', before).orderBy('id').limit(100).execute()).map((r) => r.id);
+      const ids = (await tx.selectFrom('archive_transactions').select('id').where('created_at', '<', before).orderBy('id').limit(100).execute()).map(
+        (r) => r.id,
+      );
       if (ids.length === 0) return null;
       const archived = await tx.selectFrom('archived_attachments').select('data').where('transaction_id', 'in', ids).execute();
       await tx.deleteFrom('archive_transactions').where('id', 'in', ids).execute();
       const rows = archived.map((a) => a.data as Attachment);
       // A path in use again (never, today: restored rows leave the archive) keeps its bytes.
-      const live = rows.length === 0 ? [] : await tx.selectFrom('attachments').select('path_id').where('path_id', 'in', rows.map((r) => r.path_id)).execute();
+      const live =
+        rows.length === 0
+          ? []
+          : await tx
+              .selectFrom('attachments')
+              .select('path_id')
+              .where(
+                'path_id',
+                'in',
+                rows.map((r) => r.path_id),
+              )
+              .execute();
       const keep = new Set(live.map((r) => r.path_id));
       return { count: ids.length, gone: rows.filter((r) => !keep.has(r.path_id)) };
     });
@@ -204,8 +230,16 @@ async function restoreFiles(tx: Tx, realmId: number, transactionId: number): Pro
   const ids = (await sql<{ id: number }>`select (data->>'id')::int as id from (${source}) s`.execute(tx)).rows.map((r) => r.id);
   if (ids.length === 0) return [];
   await restoreRows(tx, 'attachments', source);
-  await tx.deleteFrom('archived_attachments').where('attachment_id', '=', sql<number>`any(${intArray(ids)})`).execute();
-  return tx.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('id', '=', sql<number>`any(${intArray(ids)})`).execute();
+  await tx
+    .deleteFrom('archived_attachments')
+    .where('attachment_id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
+  return tx
+    .selectFrom('attachments')
+    .selectAll()
+    .where('realm_id', '=', realmId)
+    .where('id', '=', sql<number>`any(${intArray(ids)})`)
+    .execute();
 }
 
 /** Inserts rows kept as JSON back into `table`, every stored column (generated ones are computed again). */

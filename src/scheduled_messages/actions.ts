@@ -20,7 +20,9 @@ import { reminderContent } from './reminder-content.ts';
 import { canSee } from '../messages/access.ts';
 
 /** What POST /messages would be asked to send this row (the scheduler sends exactly this). */
-export function sendRequestOf(row: Pick<ScheduledMessage, 'type' | 'channel_id' | 'dm_user_ids' | 'topic' | 'content' | 'read_by_sender' | 'client'>): SendRequest {
+export function sendRequestOf(
+  row: Pick<ScheduledMessage, 'type' | 'channel_id' | 'dm_user_ids' | 'topic' | 'content' | 'read_by_sender' | 'client'>,
+): SendRequest {
   const stream = row.type === 'stream';
   return {
     type: stream ? 'stream' : 'private',
@@ -55,7 +57,12 @@ interface Addressed {
 }
 
 /** Where a scheduled message goes and what it says, in stored form, checked as a send. */
-async function address(svc: Services, realm: Realm, sender: User, a: { type: ScheduledType; to: string; topic?: string; content: string; client: string }): Promise<Addressed> {
+async function address(
+  svc: Services,
+  realm: Realm,
+  sender: User,
+  a: { type: ScheduledType; to: string; topic?: string; content: string; client: string },
+): Promise<Addressed> {
   const content = normalizeContent(a.content);
   let row: Addressed;
   if (a.type === 'stream') {

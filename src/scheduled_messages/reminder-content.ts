@@ -56,7 +56,11 @@ export async function reminderContent(db: Executor, config: Pick<Config, 'extern
     const ids = recipient.dm_user_ids ?? [];
     const url = `${base}/#narrow/dm/${ids.join(',')}/near/${message.id}`;
     intro = `You requested a reminder for the following direct message.${noted}`;
-    const others = await listUsers(db, realm.id, ids.filter((id) => id !== author.id));
+    const others = await listUsers(
+      db,
+      realm.id,
+      ids.filter((id) => id !== author.id),
+    );
     if (others.length === 0) {
       said = widget ? `You [sent](${url}) yourself a ${widget}.` : `You [sent](${url}) a note to yourself:`;
     } else {

@@ -17,7 +17,14 @@ export function scheduledMessageRoutes(r: Router): void {
   r.route(
     'POST',
     '/scheduled_messages',
-    { type, to: p.str(), topic: p.str().optional().alias('subject'), content: p.str(), scheduled_delivery_timestamp: when, read_by_sender: p.bool().optional() },
+    {
+      type,
+      to: p.str(),
+      topic: p.str().optional().alias('subject'),
+      content: p.str(),
+      scheduled_delivery_timestamp: when,
+      read_by_sender: p.bool().optional(),
+    },
     async (ctx, q) => ({
       scheduled_message_id: await scheduleMessage(ctx.svc, ctx.realm, ctx.user, {
         type: q.type,
@@ -34,7 +41,13 @@ export function scheduledMessageRoutes(r: Router): void {
   r.route(
     'PATCH',
     '/scheduled_messages/{scheduled_message_id}',
-    { type: type.optional(), to: p.str().optional(), topic: p.str().optional().alias('subject'), content: p.str().optional(), scheduled_delivery_timestamp: when.optional() },
+    {
+      type: type.optional(),
+      to: p.str().optional(),
+      topic: p.str().optional().alias('subject'),
+      content: p.str().optional(),
+      scheduled_delivery_timestamp: when.optional(),
+    },
     async (ctx, q) => {
       await editScheduledMessage(ctx.svc, ctx.realm, ctx.user, q.scheduled_message_id, {
         type: q.type,

@@ -54,12 +54,7 @@ export async function deliverDue(svc: Services, now = new Date()): Promise<numbe
 
 /** The next due row no other pass holds (and this pass has not tried), locked. */
 function claimNext(tx: Tx, now: Date, tried: number[]): Promise<ScheduledMessage | undefined> {
-  let q = tx
-    .selectFrom('scheduled_messages')
-    .selectAll()
-    .where('delivered', '=', false)
-    .where('failed', '=', false)
-    .where('scheduled_at', '<=', now);
+  let q = tx.selectFrom('scheduled_messages').selectAll().where('delivered', '=', false).where('failed', '=', false).where('scheduled_at', '<=', now);
   if (tried.length > 0) q = q.where('id', 'not in', tried);
   return q.orderBy('scheduled_at').orderBy('id').limit(1).forNoKeyUpdate().skipLocked().executeTakeFirst();
 }
@@ -88,7 +83,12 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage,
 
 /** Notification Bot's direct message: the message as it reads now, or as it read when the reminder was set. */
 async function sendReminder(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, row: ScheduledMessage): Promise<number> {
-  const target = await tx.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', row.reminder_target_message_id!).executeTakeFirst();
+  const target = await tx
+    .selectFrom('messages')
+    .selectAll()
+    .where('realm_id', '=', realm.id)
+    .where('id', '=', row.reminder_target_message_id!)
+    .executeTakeFirst();
   const readable = target !== undefined && (await canSee(tx, { realm, viewer: await channelViewer(tx, realm, user) }, target));
   const content = readable ? await reminderContent(tx, svc.config, realm, target, row.reminder_note) : row.content;
   const [id] = await sendNotices(svc, tx, emit, realm, [{ to: { user }, content }]);
@@ -102,9 +102,21 @@ async function markFailed(svc: Services, row: ScheduledMessage, err: unknown): P
   const failure = known ? err.message : 'Internal server error';
   await transact(svc, async (tx, emit) => {
     // Another pass may have settled it meanwhile.
-    const current = await tx.selectFrom('scheduled_messages').select('id').where('id', '=', row.id).where('delivered', '=', false).where('failed', '=', false).forNoKeyUpdate().executeTakeFirst();
+    const current = await tx
+      .selectFrom('scheduled_messages')
+      .select('id')
+      .where('id', '=', row.id)
+      .where('delivered', '=', false)
+      .where('failed', '=', false)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
     if (!current) return;
-    const failed = await tx.updateTable('scheduled_messages').set({ failed: true, failure_message: failure }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    const failed = await tx
+      .updateTable('scheduled_messages')
+      .set({ failed: true, failure_message: failure })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     if (row.delivery_type === DELIVERY.REMIND || (known && UNTOLD.has(err.code))) return;
     const realm = await tx.selectFrom('realms').selectAll().where('id', '=', row.realm_id).executeTakeFirstOrThrow();
     const author = (await getUser(tx, realm.id, row.sender_id))!;

@@ -25,7 +25,8 @@ export const scheduledMessagesSection: StateSection = {
   },
   apply(state, event: ServerEvent) {
     if (event.type !== 'scheduled_messages') return;
-    const added = event.op === 'add' ? (event.scheduled_messages as ApiScheduledMessage[]) : event.op === 'update' ? [event.scheduled_message as ApiScheduledMessage] : [];
+    const added =
+      event.op === 'add' ? (event.scheduled_messages as ApiScheduledMessage[]) : event.op === 'update' ? [event.scheduled_message as ApiScheduledMessage] : [];
     state.scheduled_messages = applyTo(state.scheduled_messages as ApiScheduledMessage[], (m) => m.scheduled_message_id, added, event.scheduled_message_id);
   },
 };

@@ -26,7 +26,10 @@ const MAX_FILE_NAME_BYTES = 255;
 
 /** The reference's sanitize_name: letters, digits, `_`, `.`, `-`; runs of spaces and dashes become one dash. */
 export function sanitizeFileName(name: string): string {
-  let value = name.normalize('NFKC').replace(/[^\p{L}\p{N}\p{M}_\s.-]/gu, '').trim();
+  let value = name
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}\p{M}_\s.-]/gu, '')
+    .trim();
   value = value.replace(/[-\s]+/g, '-');
   if (Buffer.byteLength(value) > MAX_FILE_NAME_BYTES) {
     const ext = extname(value);

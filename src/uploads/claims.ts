@@ -33,7 +33,14 @@ export async function claimAttachments(tx: Tx, emit: Emit, realm: Realm, sender:
  * After an edit of a message's content: links what it links now, unlinks the
  * rest. Returns the sender's files that no message links any more (`detached_uploads`).
  */
-export async function reclaimAttachments(tx: Tx, emit: Emit, realm: Realm, sender: User, messageId: number, pathIds: readonly string[]): Promise<ApiAttachment[]> {
+export async function reclaimAttachments(
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  sender: User,
+  messageId: number,
+  pathIds: readonly string[],
+): Promise<ApiAttachment[]> {
   const linked = await tx
     .selectFrom('attachment_messages as am')
     .innerJoin('attachments as a', 'a.id', 'am.attachment_id')
@@ -52,7 +59,9 @@ export async function reclaimAttachments(tx: Tx, emit: Emit, realm: Realm, sende
     .selectAll('a')
     .where('a.id', 'in', dropped)
     .where('a.owner_id', '=', sender.id)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))),
+    )
     .orderBy('a.id')
     .execute();
   return formatAttachments(tx, detached);

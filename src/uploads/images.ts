@@ -11,15 +11,7 @@ const AVATAR_SIZE = 100;
 const MEDIUM_AVATAR_SIZE = 500;
 
 /** The content types the reference thumbnails (the declared type decides whether the bytes are parsed at all). */
-export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set([
-  'image/avif',
-  'image/gif',
-  'image/heic',
-  'image/jpeg',
-  'image/png',
-  'image/tiff',
-  'image/webp',
-]);
+export const THUMBNAIL_ACCEPT_IMAGE_TYPES = new Set(['image/avif', 'image/gif', 'image/heic', 'image/jpeg', 'image/png', 'image/tiff', 'image/webp']);
 
 /** The thumbnail written into messages: the reference's first still and animated output formats. */
 export const THUMBNAIL_FORMAT = { still: '840x560.webp', animated: '840x560-anim.webp' } as const;

@@ -22,8 +22,21 @@ import { avatarKey, realmImageKey } from './profile-images.ts';
 
 /** Types a browser may show in place (the reference's INLINE_MIME_TYPES); everything else downloads. */
 const INLINE_MIME_TYPES = new Set([
-  'audio/aac', 'audio/flac', 'audio/mp4', 'audio/mpeg', 'audio/wav', 'audio/webm', 'image/apng', 'image/avif',
-  'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'text/plain', 'video/mp4', 'video/webm',
+  'audio/aac',
+  'audio/flac',
+  'audio/mp4',
+  'audio/mpeg',
+  'audio/wav',
+  'audio/webm',
+  'image/apng',
+  'image/avif',
+  'image/gif',
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'text/plain',
+  'video/mp4',
+  'video/webm',
 ]);
 const THUMBNAIL_FORMATS = new Set<string>(Object.values(THUMBNAIL_FORMAT));
 const TEMPORARY_URL_SECONDS = 60;

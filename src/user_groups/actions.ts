@@ -89,7 +89,10 @@ export async function createGroup(svc: Services, realm: Realm, actor: User, g: N
       .returningAll()
       .executeTakeFirstOrThrow();
     if (members.length > 0) {
-      await tx.insertInto('user_group_members').values(members.map((user_id) => ({ realm_id: realm.id, group_id: group.id, user_id }))).execute();
+      await tx
+        .insertInto('user_group_members')
+        .values(members.map((user_id) => ({ realm_id: realm.id, group_id: group.id, user_id })))
+        .execute();
     }
     // A new group is nobody's subgroup yet: no cycle can form, and no permission beyond creating is needed.
     const subgroups = [...new Set(g.subgroups ?? [])];
@@ -205,7 +208,10 @@ async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: U
   const existing = (await directMemberIds(tx, [group.id])).get(group.id)!;
   const already = users.find((id) => existing.includes(id));
   if (already !== undefined) throw badRequest(`User ${already} is already a member of this group`);
-  await tx.insertInto('user_group_members').values(users.map((user_id) => ({ realm_id: realm.id, group_id: group.id, user_id }))).execute();
+  await tx
+    .insertInto('user_group_members')
+    .values(users.map((user_id) => ({ realm_id: realm.id, group_id: group.id, user_id })))
+    .execute();
   send(group, { op: 'add_members', group_id: group.id, user_ids: users });
   return membershipNotices(actor, group, await listUsers(tx, realm.id, users), 'added');
 }

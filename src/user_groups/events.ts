@@ -18,11 +18,7 @@ import type { GroupPermission } from './permission-settings.ts';
 import type { MembershipChanges } from './system-group-actions.ts';
 import { directMembershipsOf, settingColumn, type UserGroupRow } from './queries.ts';
 
-export type GroupEventSender = (
-  group: Pick<UserGroupRow, 'id' | 'deactivated'>,
-  event: Omit<ServerEvent, 'type'>,
-  hidden?: Record<string, unknown>,
-) => void;
+export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: Omit<ServerEvent, 'type'>, hidden?: Record<string, unknown>) => void;
 
 /** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
 export async function groupEventSender(db: Executor, emit: Emit, realmId: number, only?: number[]): Promise<GroupEventSender> {

@@ -66,12 +66,7 @@ export async function groupMemberIds(db: Executor, groupId: number): Promise<num
 }
 
 export async function systemGroupIds(db: Executor, realmId: number): Promise<Record<SystemGroupName, number>> {
-  const rows = await db
-    .selectFrom('user_groups')
-    .select(['id', 'name'])
-    .where('realm_id', '=', realmId)
-    .where('is_system_group', '=', true)
-    .execute();
+  const rows = await db.selectFrom('user_groups').select(['id', 'name']).where('realm_id', '=', realmId).where('is_system_group', '=', true).execute();
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
 }
 
@@ -166,13 +161,7 @@ export async function checkActiveUserIds(db: Executor, realmId: number, ids: num
   if (unique.length === 0) return unique;
   const outOfRange = ids.find((m) => !isRowId(m));
   if (outOfRange !== undefined) throw badRequest(`Invalid user ID: ${outOfRange}`);
-  const found = await db
-    .selectFrom('users')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('id', 'in', unique)
-    .where('is_active', '=', true)
-    .execute();
+  const found = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('id', 'in', unique).where('is_active', '=', true).execute();
   const missing = ids.find((m) => !found.some((f) => f.id === m));
   if (missing !== undefined) throw badRequest(`Invalid user ID: ${missing}`);
   return unique;
@@ -278,7 +267,8 @@ export async function settingValueEquals(db: Executor, realmId: number, currentG
   // deactivated may now name one group, or nobody.
   let c: Normalized;
   if (typeof current === 'number') c = { groupId: current };
-  else if (current.direct_members.length > 0 || current.direct_subgroups.length > 1) c = { members: current.direct_members, subgroups: current.direct_subgroups };
+  else if (current.direct_members.length > 0 || current.direct_subgroups.length > 1)
+    c = { members: current.direct_members, subgroups: current.direct_subgroups };
   else c = { groupId: current.direct_subgroups[0] ?? (await systemGroupIds(db, realmId))['role:nobody'] };
   if ('groupId' in n || 'groupId' in c) return 'groupId' in n && 'groupId' in c && c.groupId === n.groupId;
   return JSON.stringify(c) === JSON.stringify(n);

@@ -22,7 +22,6 @@ export type GroupUseObjection =
  */
 export type GroupUseSource = (db: Executor, realm: Realm, settingGroupIds: ReadonlySet<number>) => Promise<GroupUseObjection[]>;
 
-
 /** Every use of the group that forbids deactivating it, in Zulip's order: subgroup, channels, groups, organization. */
 export async function groupUseObjections(svc: Hooked, db: Executor, realm: Realm, groupId: number): Promise<GroupUseObjection[]> {
   const supergroups = await db

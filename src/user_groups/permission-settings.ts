@@ -24,10 +24,7 @@ export interface PermissionSetting {
   allowedSystemGroups?: SystemGroupName[];
 }
 
-const setting = (
-  defaultGroup: PermissionSetting['default'],
-  opts: Partial<Omit<PermissionSetting, 'default'>> = {},
-): PermissionSetting => ({
+const setting = (defaultGroup: PermissionSetting['default'], opts: Partial<Omit<PermissionSetting, 'default'>> = {}): PermissionSetting => ({
   requireSystemGroup: false,
   allowInternet: false,
   allowNobody: true,

@@ -16,12 +16,7 @@ export const GROUP_SETTING_NAMES = Object.keys(GROUP_PERMISSION_SETTINGS) as Gro
 export const settingColumn = (setting: GroupPermission) => `${setting}_id` as const;
 
 /** A named group of the organization (anonymous setting values are not groups one can name). */
-export async function getNamedGroup(
-  db: Executor,
-  realmId: number,
-  groupId: number,
-  opts: { forUpdate?: boolean } = {},
-): Promise<UserGroupRow | undefined> {
+export async function getNamedGroup(db: Executor, realmId: number, groupId: number, opts: { forUpdate?: boolean } = {}): Promise<UserGroupRow | undefined> {
   let q = db.selectFrom('user_groups').selectAll().where('realm_id', '=', realmId).where('id', '=', groupId).where('name', 'is not', null);
   if (opts.forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
@@ -29,13 +24,7 @@ export async function getNamedGroup(
 
 export async function getNamedGroups(db: Executor, realmId: number, groupIds: number[]): Promise<UserGroupRow[]> {
   if (groupIds.length === 0) return [];
-  return db
-    .selectFrom('user_groups')
-    .selectAll()
-    .where('realm_id', '=', realmId)
-    .where('id', 'in', groupIds)
-    .where('name', 'is not', null)
-    .execute();
+  return db.selectFrom('user_groups').selectAll().where('realm_id', '=', realmId).where('id', 'in', groupIds).where('name', 'is not', null).execute();
 }
 
 /** Another group of the organization with this name, compared without case. */

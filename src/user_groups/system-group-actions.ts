@@ -19,10 +19,7 @@ export async function createSystemGroups(tx: Tx, realmId: number): Promise<Recor
   }
   for (const g of SYSTEM_GROUPS) {
     if (g.subgroup) {
-      await tx
-        .insertInto('user_group_subgroups')
-        .values({ realm_id: realmId, supergroup_id: ids[g.name], subgroup_id: ids[g.subgroup] })
-        .execute();
+      await tx.insertInto('user_group_subgroups').values({ realm_id: realmId, supergroup_id: ids[g.name], subgroup_id: ids[g.subgroup] }).execute();
     }
   }
   // A system group's own permissions are nobody's: it changes only with roles.
@@ -56,12 +53,7 @@ export async function syncSystemGroupMembership(
 ): Promise<MembershipChanges> {
   const ids = await systemGroupIds(tx, user.realm_id);
   const allSystem = Object.values(ids);
-  const before = await tx
-    .deleteFrom('user_group_members')
-    .where('user_id', '=', user.id)
-    .where('group_id', 'in', allSystem)
-    .returning('group_id')
-    .execute();
+  const before = await tx.deleteFrom('user_group_members').where('user_id', '=', user.id).where('group_id', 'in', allSystem).returning('group_id').execute();
   const groups = directSystemGroups(user.role as Role, isFullMember(user.date_joined, waitingPeriodDays));
   await tx
     .insertInto('user_group_members')

@@ -51,4 +51,3 @@ export function directSystemGroups(role: Role, isFullMember: boolean): SystemGro
 export function isFullMember(dateJoined: Date, waitingPeriodDays: number, now = new Date()): boolean {
   return now.getTime() - dateJoined.getTime() >= waitingPeriodDays * 86_400_000;
 }
-

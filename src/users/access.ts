@@ -41,6 +41,10 @@ export function requireMemberOrAdmin(user: User): void {
 }
 
 /** Whether the organization lets a user change their own name, email address or avatar (administrators always may). */
-export function mayChangeOwn(realm: Realm, user: Pick<User, 'role'>, disabledBy: 'name_changes_disabled' | 'email_changes_disabled' | 'avatar_changes_disabled'): boolean {
+export function mayChangeOwn(
+  realm: Realm,
+  user: Pick<User, 'role'>,
+  disabledBy: 'name_changes_disabled' | 'email_changes_disabled' | 'avatar_changes_disabled',
+): boolean {
   return !settingsOf(realm)[disabledBy] || isAdmin(user);
 }

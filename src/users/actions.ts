@@ -69,7 +69,14 @@ export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: 
   const channels = arrival.channels ?? 'default';
   await emitUserAdded(svc, tx, emit, realm, user, svc.config);
   if (channels === 'default') await subscribeToDefaultChannels(svc, tx, emit, realm, user);
-  else await addSubscriptions(svc, tx, emit, realm, channels.map((channel) => ({ user, channel })));
+  else
+    await addSubscriptions(
+      svc,
+      tx,
+      emit,
+      realm,
+      channels.map((channel) => ({ user, channel })),
+    );
   for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
   const notices = [...(arrival.notices ?? []), ...(await newUserNotices(tx, realm, user, arrival.welcomeText))];
   await sendNotices(svc, tx, emit, realm, notices);
@@ -139,8 +146,8 @@ export async function notifyUsers(
 ): Promise<void> {
   // Only those who may see the subject hear of it (can_access_all_users_group).
   const audience = await usersWhoCanSee(svc, tx, realm, subject);
-  const viewers = (await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).filter(
-    (v) => canAccess(audience, v.id),
+  const viewers = (await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).filter((v) =>
+    canAccess(audience, v.id),
   );
   const byVisibility = new Map<boolean, number[]>([
     [true, []],
@@ -181,12 +188,7 @@ export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Real
 }
 
 /** POST /users: administrators with `can_create_users`. */
-export async function createUser(
-  svc: Services,
-  realm: Realm,
-  actor: User,
-  params: { email: string; password: string; full_name: string },
-): Promise<User> {
+export async function createUser(svc: Services, realm: Realm, actor: User, params: { email: string; password: string; full_name: string }): Promise<User> {
   if (!isAdmin(actor) || !actor.can_create_users) throw badRequest('User not authorized to create users');
   const fullName = checkFullName(params.full_name);
   const email = params.email.trim();

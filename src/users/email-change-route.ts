@@ -25,7 +25,10 @@ export function registerEmailChangeRoute(app: FastifyInstance, svc: Services): v
     try {
       const done = await confirmEmailChange(svc, realm, req.params.token);
       const home = realmUrl(done.realm, svc.config);
-      return page('Email address changed', `<p>Your email address is now <b>${escapeHtml(done.email)}</b>.</p>\n<p><a href="${escapeHtml(home)}/">Continue to ${escapeHtml(done.realm.name)}</a></p>`);
+      return page(
+        'Email address changed',
+        `<p>Your email address is now <b>${escapeHtml(done.email)}</b>.</p>\n<p><a href="${escapeHtml(home)}/">Continue to ${escapeHtml(done.realm.name)}</a></p>`,
+      );
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       reply.code(err.status);

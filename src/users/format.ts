@@ -116,4 +116,3 @@ export function apiEmailFor(
   if (user.is_bot || visibility === EMAIL_ADDRESS_VISIBILITY.EVERYONE) return user.delivery_email;
   return `user${user.id}@${realmHost(realm, config)}`;
 }
-

@@ -14,11 +14,13 @@ const ID_LIST_LIMIT = 100;
 export async function profileDataFor(db: Executor, realmId: number, users: User[]): Promise<Map<number, ProfileData>> {
   const result = new Map<number, ProfileData>();
   if (users.length === 0) return result;
-  let q = db
-    .selectFrom('custom_profile_field_values')
-    .select(['user_id', 'field_id', 'value', 'rendered_value'])
-    .where('realm_id', '=', realmId);
-  if (users.length <= ID_LIST_LIMIT) q = q.where('user_id', 'in', users.map((u) => u.id));
+  let q = db.selectFrom('custom_profile_field_values').select(['user_id', 'field_id', 'value', 'rendered_value']).where('realm_id', '=', realmId);
+  if (users.length <= ID_LIST_LIMIT)
+    q = q.where(
+      'user_id',
+      'in',
+      users.map((u) => u.id),
+    );
   const wanted = new Set(users.map((u) => u.id));
   for (const row of await jsonRows(db, q.orderBy('field_id'))) {
     if (!wanted.has(row.user_id)) continue;

@@ -49,13 +49,7 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
 }
 
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('is_active', '=', true)
-    .orderBy('id')
-    .execute();
+  const rows = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).orderBy('id').execute();
   return rows.map((r) => r.id);
 }
 
@@ -79,7 +73,6 @@ export async function countActiveOwners(db: Executor, realmId: number): Promise<
 export type AccessibleUsers = 'all' | Set<number>;
 
 export type UserAccessSource = (db: Executor, realm: Realm, viewer: User) => Promise<Iterable<number>>;
-
 
 /** The group whose members see everyone, where the organization limits the others (else undefined). */
 export async function limitingAccessGroup(db: Executor, realm: Realm): Promise<number | undefined> {
@@ -157,6 +150,12 @@ export async function accessUserByKey(
 
 /** The organization's active administrators and owners (who hear of exports and export consent). */
 export async function activeAdministratorIds(db: Executor, realmId: number): Promise<number[]> {
-  const rows = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).where('role', '<=', ROLE.ADMINISTRATOR).execute();
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .where('role', '<=', ROLE.ADMINISTRATOR)
+    .execute();
   return rows.map((r) => r.id);
 }

@@ -14,17 +14,22 @@ const clientSvcavatar = p.bool().default(true);
 const includeCustomProfileFields = p.bool().default(false);
 
 export function userRoutes(r: Router): void {
-  r.route('GET', '/users', { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields, user_ids: p.intList().optional() }, async (ctx, q) => {
-    const access = await accessibleUsers(ctx.svc, ctx.svc.db, ctx.realm, ctx.user);
-    const users = (await listUsers(ctx.svc.db, ctx.realm.id, q.user_ids)).filter((u) => canAccess(access, u.id));
-    const profiles = q.include_custom_profile_fields ? await profileDataFor(ctx.svc.db, ctx.realm.id, users) : undefined;
-    return {
-      members: users.map((u) => ({
-        ...formatUser(u, ctx.user, { clientSvcavatar: q.client_svcavatar }),
-        ...(profiles && !u.is_bot ? { profile_data: profiles.get(u.id) ?? {} } : {}),
-      })),
-    };
-  });
+  r.route(
+    'GET',
+    '/users',
+    { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields, user_ids: p.intList().optional() },
+    async (ctx, q) => {
+      const access = await accessibleUsers(ctx.svc, ctx.svc.db, ctx.realm, ctx.user);
+      const users = (await listUsers(ctx.svc.db, ctx.realm.id, q.user_ids)).filter((u) => canAccess(access, u.id));
+      const profiles = q.include_custom_profile_fields ? await profileDataFor(ctx.svc.db, ctx.realm.id, users) : undefined;
+      return {
+        members: users.map((u) => ({
+          ...formatUser(u, ctx.user, { clientSvcavatar: q.client_svcavatar }),
+          ...(profiles && !u.is_bot ? { profile_data: profiles.get(u.id) ?? {} } : {}),
+        })),
+      };
+    },
+  );
 
   r.route('POST', '/users', { email: p.str(), password: p.str(), full_name: p.str() }, async (ctx, q) => {
     const user = await createUser(ctx.svc, ctx.realm, ctx.user, q);
@@ -44,20 +49,15 @@ export function userRoutes(r: Router): void {
     return {};
   });
 
-  r.route(
-    'GET',
-    '/users/{user:str}',
-    { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields },
-    async (ctx, q) => {
-      const user = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true, allowSystemBots: true });
-      const formatted = formatUser(user, ctx.user, { clientSvcavatar: q.client_svcavatar });
-      if (q.include_custom_profile_fields && !user.is_bot) {
-        const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [user]);
-        return { user: { ...formatted, profile_data: profiles.get(user.id) ?? {} } };
-      }
-      return { user: formatted };
-    },
-  );
+  r.route('GET', '/users/{user:str}', { client_svcavatar: clientSvcavatar, include_custom_profile_fields: includeCustomProfileFields }, async (ctx, q) => {
+    const user = await accessUserByKey(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, q.user, { allowDeactivated: true, allowSystemBots: true });
+    const formatted = formatUser(user, ctx.user, { clientSvcavatar: q.client_svcavatar });
+    if (q.include_custom_profile_fields && !user.is_bot) {
+      const profiles = await profileDataFor(ctx.svc.db, ctx.realm.id, [user]);
+      return { user: { ...formatted, profile_data: profiles.get(user.id) ?? {} } };
+    }
+    return { user: formatted };
+  });
 
   r.route(
     'PATCH',

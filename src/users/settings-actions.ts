@@ -134,7 +134,16 @@ function emitSettingChange(emit: Emit, realm: Realm, user: User, name: UserSetti
 /** Who sees the real address changed: tell exactly those, and everyone about a new API email. */
 async function announceEmailVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, before: User, after: User): Promise<void> {
   const viewChanged = (viewer: Pick<User, 'id' | 'role'>) => canSeeDeliveryEmail(viewer, before) !== canSeeDeliveryEmail(viewer, after);
-  await notifyUsers(svc, tx, emit, realm, after, 'update', (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }), viewChanged);
+  await notifyUsers(
+    svc,
+    tx,
+    emit,
+    realm,
+    after,
+    'update',
+    (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }),
+    viewChanged,
+  );
   if (after.email !== before.email) await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
   // Clients that compute provider avatars can do so only for addresses they see.
   if (after.avatar_source === 'G') await notifyUsers(svc, tx, emit, realm, after, 'update', () => avatarFacet(after), viewChanged);

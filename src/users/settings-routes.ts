@@ -9,7 +9,16 @@ import { updateSettings } from './settings-actions.ts';
 function settingParam(name: UserSettingName): Param<any, true> {
   const spec: UserSettingSpec = USER_SETTINGS[name];
   const base: Param<any> =
-    spec.kind === 'bool' ? p.bool() : spec.kind === 'int' ? p.int(z.int().min(spec.min ?? -(2 ** 31)).max(spec.max ?? 2 ** 31 - 1)) : p.str();
+    spec.kind === 'bool'
+      ? p.bool()
+      : spec.kind === 'int'
+        ? p.int(
+            z
+              .int()
+              .min(spec.min ?? -(2 ** 31))
+              .max(spec.max ?? 2 ** 31 - 1),
+          )
+        : p.str();
   return base
     .map((value, given) => {
       if (spec.values && !spec.values.includes(value)) throw badRequest(`Invalid ${given}`);

@@ -6,14 +6,7 @@
 import type { RegisterContext, StateSection } from '../events/state.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { getUser } from './queries.ts';
-import {
-  AVAILABLE_NOTIFICATION_SOUNDS,
-  EMOJISET_CHOICES,
-  legacySettings,
-  settingDefaults,
-  userSettings,
-  type UserSettings,
-} from './settings.ts';
+import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, legacySettings, settingDefaults, userSettings, type UserSettings } from './settings.ts';
 
 /** The caller's settings; spectators see the organization's defaults. */
 async function settingsFor(ctx: RegisterContext): Promise<UserSettings> {

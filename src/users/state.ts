@@ -92,7 +92,10 @@ async function permissionBasis(ctx: RegisterContext, user: User): Promise<Permis
       .where('g.name', 'is not', null)
       .execute(),
     db.selectFrom('user_group_subgroups').select(['supergroup_id', 'subgroup_id']).where('realm_id', '=', ctx.realm.id).execute(),
-    groupSettingValues(db, settings.map((s) => ctx.realm.group_settings[s])),
+    groupSettingValues(
+      db,
+      settings.map((s) => ctx.realm.group_settings[s]),
+    ),
   ]);
   const subgroups = new Map<number, number[]>();
   for (const e of edges) subgroups.set(e.supergroup_id, [...(subgroups.get(e.supergroup_id) ?? []), e.subgroup_id]);
@@ -178,7 +181,10 @@ function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
         b.subgroups.set(groupId, [...new Set([...(b.subgroups.get(groupId) ?? []), ...ids])]);
         return true;
       case 'remove_subgroups':
-        b.subgroups.set(groupId, (b.subgroups.get(groupId) ?? []).filter((id) => !ids.includes(id)));
+        b.subgroups.set(
+          groupId,
+          (b.subgroups.get(groupId) ?? []).filter((id) => !ids.includes(id)),
+        );
         return true;
     }
     return false;
@@ -289,7 +295,13 @@ function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterCont
       state.avatar_url_medium = changes.avatar_url_medium;
       state.avatar_url =
         changes.avatar_url ??
-        avatarUrl({ id: user_id, realm_id: ctx.realm.id, delivery_email: state.delivery_email, avatar_source: changes.avatar_source, avatar_version: changes.avatar_version });
+        avatarUrl({
+          id: user_id,
+          realm_id: ctx.realm.id,
+          delivery_email: state.delivery_email,
+          avatar_source: changes.avatar_source,
+          avatar_version: changes.avatar_version,
+        });
     }
     if (role !== undefined) Object.assign(state, roleFacts(role));
   }

@@ -66,7 +66,11 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     await sandbox.click();
     await bob.locator('#view-title', { hasText: 'sandbox' }).waitFor();
     await bob.locator('.feed[aria-busy="false"]').waitFor();
-    const before = Number((await channelCount(bob).textContent({ timeout: 2000 }).catch(() => '0')) ?? 0);
+    const before = Number(
+      (await channelCount(bob)
+        .textContent({ timeout: 2000 })
+        .catch(() => '0')) ?? 0,
+    );
     await send(alice, 'Shall we ship on **Friday**? @**Bob Builder**');
     await alice.locator('.msg:not(.local)', { hasText: 'Shall we ship on' }).waitFor();
     await bob.waitForFunction(
@@ -124,7 +128,9 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     const probe = await live.server.owner.post('/user_uploads');
     if (probe.status === 404) return t.skip('this server has no POST /user_uploads yet');
     await alice.setInputFiles('.compose-tools input[type=file]', { name: 'pixel.png', mimeType: 'image/png', buffer: PIXEL });
-    await alice.waitForFunction(() => /\]\(\/user_uploads\//.test((document.getElementById('compose-textarea') as HTMLTextAreaElement).value), undefined, { timeout: WAIT });
+    await alice.waitForFunction(() => /\]\(\/user_uploads\//.test((document.getElementById('compose-textarea') as HTMLTextAreaElement).value), undefined, {
+      timeout: WAIT,
+    });
     await alice.press('#compose-textarea', 'Enter');
     await messageWith(bob, 'pixel.png').locator('a[href*="/user_uploads/"]').first().waitFor();
   });

@@ -33,8 +33,15 @@ test('add, list and remove: stripped, case-insensitive, the whole list in the re
   assert.deepEqual(ok(await bob.delete('/users/me/alert_words', { alert_words: ['CAKE', 'tea', 'unknown'] })).alert_words, ['Coffee', 'big deal']);
   await expectStateInSync(server, viewer, 'after removing');
   const evs = ok(await bob.get('/events', { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === 'alert_words');
-  assert.deepEqual(evs.map((e: any) => e.alert_words), [['Coffee', 'TEA', 'big deal'], ['Coffee', 'TEA', 'big deal', 'Cake'], ['Coffee', 'big deal']]);
-  assert.deepEqual(await words(alice), [], 'lists are each user\'s own');
+  assert.deepEqual(
+    evs.map((e: any) => e.alert_words),
+    [
+      ['Coffee', 'TEA', 'big deal'],
+      ['Coffee', 'TEA', 'big deal', 'Cake'],
+      ['Coffee', 'big deal'],
+    ],
+  );
+  assert.deepEqual(await words(alice), [], "lists are each user's own");
   const outsider = await server.createOrganization('elsewhere');
   assert.deepEqual(ok(await outsider.get('/users/me/alert_words')).alert_words, []);
 });
@@ -61,7 +68,7 @@ test('has_alert_word: set for recipients whose word appears with word boundaries
   const code = await send(alice, '```\ncoffee\n```');
   assert.ok(!(await flagsOf(bob, code)).includes('has_alert_word'), 'not in a code block');
   const own = await send(alice, 'time to deploy.');
-  assert.ok((await flagsOf(alice, own)).includes('has_alert_word'), 'the sender\'s own words count too');
+  assert.ok((await flagsOf(alice, own)).includes('has_alert_word'), "the sender's own words count too");
   await expectStateInSync(server, viewer, 'after messages with alert words');
 
   ok(await alice.patch(`/messages/${inside}`, { content: 'now just coffee' }));
@@ -73,10 +80,10 @@ test('has_alert_word: set for recipients whose word appears with word boundaries
   assert.ok((await flagsOf(bob, dm)).includes('has_alert_word'), 'direct messages too');
 });
 
-test('the matcher follows the reference\'s boundaries', () => {
+test("the matcher follows the reference's boundaries", () => {
   const has = (content: string, word: string) => containsAlertWord(alertableText(content), word);
   assert.ok(has('coffee', 'coffee'));
-  assert.ok(has('"coffee"', 'coffee') === false, 'a double quote is not allowed after a word (the reference lists \'",\')');
+  assert.ok(has('"coffee"', 'coffee') === false, "a double quote is not allowed after a word (the reference lists '\",')");
   assert.ok(has('> coffee', 'coffee'));
   assert.ok(has('*coffee*', 'coffee'));
   assert.ok(has('`coffee`', 'coffee'));

@@ -74,7 +74,10 @@ test('credentials work only at their own organization', async () => {
 
 test('organizations never see each other', async () => {
   const users = await second.get('/users');
-  assert.deepEqual(users.body.members.map((u: any) => u.email), ['boss@second.example']);
+  assert.deepEqual(
+    users.body.members.map((u: any) => u.email),
+    ['boss@second.example'],
+  );
   const other = await second.get(`/users/${server.owner.id}`);
   assert.equal(other.status, 400);
   assert.equal(other.body.msg, 'No such user');

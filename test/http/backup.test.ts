@@ -48,8 +48,14 @@ test('a populated server survives backup and restore into an empty one', async (
     const files = Object.keys(before[0].files as object);
     assert.equal(files.filter((f) => f.startsWith('/user_uploads/thumbnail/')).length, 1);
     assert.equal(files.filter((f) => f.startsWith('/user_uploads/') && !f.includes('thumbnail')).length, 2);
-    assert.ok(files.some((f) => /^\/user_avatars\/\d+\/\d+/.test(f)), `an avatar among ${files.join(' ')}`);
-    assert.ok(files.some((f) => f.includes('/realm/icon')), `the icon among ${files.join(' ')}`);
+    assert.ok(
+      files.some((f) => /^\/user_avatars\/\d+\/\d+/.test(f)),
+      `an avatar among ${files.join(' ')}`,
+    );
+    assert.ok(
+      files.some((f) => f.includes('/realm/icon')),
+      `the icon among ${files.join(' ')}`,
+    );
   } finally {
     await restored.close();
   }

@@ -63,7 +63,10 @@ test('a member creates a generic bot; it is announced and authenticates with its
   );
   // Only those who administer it see its key.
   const theirs = (await other.post('/register', { fetch_event_types: ['realm_bot'] })).body.realm_bots;
-  assert.equal(theirs.some((b: any) => b.user_id === bot.user_id), false);
+  assert.equal(
+    theirs.some((b: any) => b.user_id === bot.user_id),
+    false,
+  );
   const user = (await other.get(`/users/${bot.user_id}`)).body.user;
   assert.equal(user.is_bot, true);
   assert.equal(user.bot_owner_id, member.id);
@@ -92,7 +95,10 @@ test('POST /bots refuses bad names, taken names and unknown types, changing noth
     [{ full_name: 'Typed Bot', short_name: 'typed', bot_type: 7 }, 'Invalid bot type'],
     [{ full_name: 'Embedded Bot', short_name: 'embedded', bot_type: 4 }, 'Embedded bots are not enabled.'],
     [{ full_name: 'Hook Bot', short_name: 'hook', bot_type: 3, payload_url: JSON.stringify('not a url') }, 'payload_url is not a URL'],
-    [{ full_name: 'Hook Bot', short_name: 'hook', bot_type: 3, payload_url: JSON.stringify('http://example.com'), interface_type: 9 }, 'Invalid interface type'],
+    [
+      { full_name: 'Hook Bot', short_name: 'hook', bot_type: 3, payload_url: JSON.stringify('http://example.com'), interface_type: 9 },
+      'Invalid interface type',
+    ],
     [{ full_name: 'Lost Bot', short_name: 'lost', default_sending_stream: 'no such channel' }, "Channel 'no such channel' does not exist"],
   ];
   for (const [params, msg] of cases) {
@@ -210,7 +216,10 @@ test('DELETE /bots deactivates; administrators reactivate', async () => {
   const res = await member.delete(`/bots/${bot.user_id}`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal((await client.get('/users/me')).body.msg, 'Account is deactivated');
-  assert.equal((await member.get('/bots')).body.bots.some((b: any) => b.full_name === 'Brief Bot'), false);
+  assert.equal(
+    (await member.get('/bots')).body.bots.some((b: any) => b.full_name === 'Brief Bot'),
+    false,
+  );
   await expectStateInSync(server, ownerView, 'owner after deactivation');
   await expectStateInSync(server, adminView, 'admin after deactivation');
   const inRegister = (await member.post('/register', { fetch_event_types: ['realm_bot'] })).body.realm_bots.find((b: any) => b.user_id === bot.user_id);
@@ -236,19 +245,24 @@ test('bots may not manage bots, and register lists the integrations', async () =
   );
 });
 
-test("a bot posts where its owner is subscribed, and nowhere else the owner cannot", async () => {
+test('a bot posts where its owner is subscribed, and nowhere else the owner cannot', async () => {
   await member.post('/users/me/subscriptions', { subscriptions: [{ name: 'secret' }], invite_only: true });
   const bot = await createBot(member, { full_name: 'Secret Bot', short_name: 'secret' });
   const client = asBot(bot.user_id, 'secret-bot@confab.test', bot.api_key);
   const sent = await client.post('/messages', { type: 'stream', to: 'secret', topic: 'x', content: 'in the owner’s channel' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
   const stranger = await createBot(other, { full_name: 'Stranger Bot', short_name: 'stranger' });
-  const refused = await asBot(stranger.user_id, 'stranger-bot@confab.test', stranger.api_key).post('/messages', { type: 'stream', to: 'secret', topic: 'x', content: 'let me in' });
+  const refused = await asBot(stranger.user_id, 'stranger-bot@confab.test', stranger.api_key).post('/messages', {
+    type: 'stream',
+    to: 'secret',
+    topic: 'x',
+    content: 'let me in',
+  });
   assert.equal(refused.status, 400);
   assert.equal(refused.body.msg, "Not authorized to send to channel 'secret'");
 });
 
-test("deactivating a user deactivates their bots", async () => {
+test('deactivating a user deactivates their bots', async () => {
   const leaver = await server.createUser({ email: 'leaver@example.com', fullName: 'Lea Ver' });
   const bot = await createBot(leaver, { full_name: 'Orphan Bot', short_name: 'orphan' });
   const adminView = await registerViewer(server, admin);

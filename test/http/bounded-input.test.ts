@@ -56,7 +56,13 @@ test('every stored text refuses an oversized value with a 400', async () => {
     ['organization description', owner, 'PATCH', '/realm', { description: HUGE }],
     ['topic policy', member, 'POST', '/user_topics', { stream_id: channel.body.id, topic: LONG, visibility_policy: 1 }],
     ['invitation emails', owner, 'POST', '/invites', { invitee_emails: HUGE, stream_ids: [] }],
-    ['subscription color', member, 'POST', '/users/me/subscriptions/properties', { subscription_data: [{ stream_id: channel.body.id, property: 'color', value: LONG }] }],
+    [
+      'subscription color',
+      member,
+      'POST',
+      '/users/me/subscriptions/properties',
+      { subscription_data: [{ stream_id: channel.body.id, property: 'color', value: LONG }] },
+    ],
   ];
   const accepted: string[] = [];
   for (const [label, client, method, path, params] of cases) {
@@ -102,11 +108,24 @@ test('JSON parameters nested thousands deep answer 400', async () => {
   assert.equal(body.statusCode, 400, body.body.slice(0, 200));
   assert.equal(JSON.parse(body.body).result, 'error');
   // Ordinary nesting still works.
-  assert.equal((await member.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'is', operand: 'starred' }] })).status, 200);
+  assert.equal(
+    (await member.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'is', operand: 'starred' }] })).status,
+    200,
+  );
 });
 
 test('linkifier URL templates refuse script and data schemes and scheme-relative forms', async () => {
-  for (const template of ['javascript:alert({id})', 'JavaScript:alert({id})', ' javascript:x/{id}', 'data:text/html,{id}', 'vbscript:msgbox({id})', '//evil.example/{id}', '\\\\evil.example/{id}', 'java\tscript:alert({id})', '\x01javascript:x{id}']) {
+  for (const template of [
+    'javascript:alert({id})',
+    'JavaScript:alert({id})',
+    ' javascript:x/{id}',
+    'data:text/html,{id}',
+    'vbscript:msgbox({id})',
+    '//evil.example/{id}',
+    '\\\\evil.example/{id}',
+    'java\tscript:alert({id})',
+    '\x01javascript:x{id}',
+  ]) {
     const res = await server.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: template });
     assertRefused(template, res);
     assert.ok(res.body.errors?.url_template, `${template}: reported on url_template: ${JSON.stringify(res.body)}`);

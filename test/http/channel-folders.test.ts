@@ -73,8 +73,14 @@ test('reordering takes every folder, once', async () => {
   assert.equal((await admin.patch('/channel_folders', { order: [...reversed, reversed[0]] })).body.msg, 'Invalid order mapping.');
   assert.equal((await admin.patch('/channel_folders', { order: reversed })).status, 200);
   const after = (await admin.get('/channel_folders', { include_archived: true })).body.channel_folders;
-  assert.deepEqual(after.map((f: any) => f.id), reversed);
-  assert.deepEqual(after.map((f: any) => f.order), reversed.map((_: number, i: number) => i));
+  assert.deepEqual(
+    after.map((f: any) => f.id),
+    reversed,
+  );
+  assert.deepEqual(
+    after.map((f: any) => f.order),
+    reversed.map((_: number, i: number) => i),
+  );
 });
 
 test('folder events keep register state in sync', async () => {
@@ -88,7 +94,10 @@ test('folder events keep register state in sync', async () => {
   const ids = (await admin.get('/channel_folders', { include_archived: true })).body.channel_folders.map((f: any) => f.id);
   await admin.patch('/channel_folders', { order: [...ids].reverse() });
   await expectStateInSync(server, viewer, 'after reorder');
-  assert.ok(viewer.state.channel_folders.some((f: any) => f.id === id && f.is_archived), 'register lists archived folders too');
+  assert.ok(
+    viewer.state.channel_folders.some((f: any) => f.id === id && f.is_archived),
+    'register lists archived folders too',
+  );
 });
 
 test("a channel's folder_id changes keep streams and subscriptions in sync", async () => {

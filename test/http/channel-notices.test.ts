@@ -40,7 +40,10 @@ let counter = 0;
 const fresh = (prefix: string) => `${prefix}-${++counter}`;
 
 async function messageCount(): Promise<number> {
-  const row = await server.svc.db.selectFrom('messages').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.svc.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -55,7 +58,11 @@ const lastIn = async (c: Client, channelId: number) => (await messagesIn(c, chan
 
 async function setRealmSettings(settings: Record<string, unknown>) {
   const realm = await server.svc.db.selectFrom('realms').select('settings').where('id', '=', 1).executeTakeFirstOrThrow();
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ ...realm.settings, ...settings }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ ...realm.settings, ...settings }) })
+    .where('id', '=', 1)
+    .execute();
   server.svc.credentials.clear();
 }
 
@@ -105,7 +112,10 @@ test('rename: "renamed channel **old** to **new**", unread for everyone subscrib
   ok(await member.patch(`/streams/${id}`, { new_name: renamed }));
   const notice = await expectNotice(id, `${mention(member, 'Mia Member')} renamed channel **${name}** to **${renamed}**.`, { unreadFor: [member, other] });
   const rendered = ok(await member.get(`/messages/${notice.id}`)).message.content;
-  assert.equal(rendered, `<p><span class="user-mention silent" data-user-id="${member.id}">Mia Member</span> renamed channel <strong>${name}</strong> to <strong>${renamed}</strong>.</p>`);
+  assert.equal(
+    rendered,
+    `<p><span class="user-mention silent" data-user-id="${member.id}">Mia Member</span> renamed channel <strong>${name}</strong> to <strong>${renamed}</strong>.</p>`,
+  );
 
   // Only the case changes: still a rename.
   ok(await member.patch(`/streams/${id}`, { new_name: renamed.toUpperCase() }));
@@ -155,7 +165,9 @@ test('access: the change of the kind of channel, from **old** to **new**', async
   // Nothing changes, or the request is refused: nothing said.
   await postsNothing(async () => ok(await member.patch(`/streams/${id}`, { is_private: false, history_public_to_subscribers: true })));
   await postsNothing(async () => refused(await member.patch(`/streams/${id}`, { is_web_public: true }), 'Web-public channels are not enabled.'));
-  await postsNothing(async () => refused(await member.patch(`/streams/${id}`, { is_private: false, history_public_to_subscribers: false }), 'Invalid parameters'));
+  await postsNothing(async () =>
+    refused(await member.patch(`/streams/${id}`, { is_private: false, history_public_to_subscribers: false }), 'Invalid parameters'),
+  );
 
   await setRealmSettings({ enable_spectator_access: true });
   ok(await server.owner.patch(`/streams/${id}`, { is_web_public: true }));
@@ -208,11 +220,15 @@ test('topics policy: the setting by its names; after the change, a channel kept 
     ),
   );
   await postsNothing(async () => ok(await admin.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })));
-  await postsNothing(async () => refused(await member.patch(`/streams/${id}`, { topics_policy: 'inherit' }), 'You do not have permission to administer this channel.'));
+  await postsNothing(async () =>
+    refused(await member.patch(`/streams/${id}`, { topics_policy: 'inherit' }), 'You do not have permission to administer this channel.'),
+  );
 
   // A channel kept to the general chat: its notices go there (the reference's channel_events_topic_name).
   const general = fresh('general-only');
-  const { id: gid } = ok(await admin.post('/channels/create', { name: general, subscribers: JSON.stringify([admin.id, member.id]), topics_policy: 'empty_topic_only' }));
+  const { id: gid } = ok(
+    await admin.post('/channels/create', { name: general, subscribers: JSON.stringify([admin.id, member.id]), topics_policy: 'empty_topic_only' }),
+  );
   ok(await admin.patch(`/streams/${gid}`, { description: 'Only here' }));
   await expectNotice(
     gid,
@@ -246,7 +262,10 @@ test('posting permission: old and new holders, groups then users by id; other pe
   // The same value, a stale `old`, or another permission: nothing said.
   await postsNothing(async () => ok(await member.patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: everyone }) })));
   await postsNothing(async () =>
-    refused(await member.patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: admins, old: moderators }) }), "'old' value does not match the expected value."),
+    refused(
+      await member.patch(`/streams/${id}`, { can_send_message_group: JSON.stringify({ new: admins, old: moderators }) }),
+      "'old' value does not match the expected value.",
+    ),
   );
   await postsNothing(async () => ok(await member.patch(`/streams/${id}`, { can_add_subscribers_group: JSON.stringify({ new: moderators }) })));
 });

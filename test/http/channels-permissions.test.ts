@@ -13,7 +13,10 @@ const clients = {} as Record<Role, Client>;
 let target: Client;
 before(async () => {
   server = await startTestServer();
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: true }) }).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ enable_spectator_access: true }) })
+    .execute();
   clients.guest = await server.createUser({ role: ROLE.GUEST });
   clients.member = await server.createUser({ role: ROLE.MEMBER });
   clients.moderator = await server.createUser({ role: ROLE.MODERATOR });
@@ -57,7 +60,8 @@ const OPERATIONS: Record<string, (c: Client, ch: { id: number; name: string }) =
     const res = await c.delete('/users/me/subscriptions', { subscriptions: [ch.name] });
     return ok(res) && res.body.removed.length === 1;
   },
-  set_permission: async (c, ch) => ok(await c.patch(`/streams/${ch.id}`, { can_remove_subscribers_group: { new: { direct_members: [target.id], direct_subgroups: [] } } })),
+  set_permission: async (c, ch) =>
+    ok(await c.patch(`/streams/${ch.id}`, { can_remove_subscribers_group: { new: { direct_members: [target.id], direct_subgroups: [] } } })),
   archive: async (c, ch) => ok(await c.delete(`/streams/${ch.id}`)),
   unarchive: async (c, ch) => {
     assert.equal((await server.owner.delete(`/streams/${ch.id}`)).status, 200);

@@ -30,7 +30,11 @@ const REGISTRATIONS: Record<string, unknown>[] = [
     include_subscribers: true,
     client_capabilities: { notification_settings_null: true, archived_channels: true },
   },
-  { fetch_event_types: ['subscription', 'stream'], include_subscribers: 'partial', client_capabilities: { notification_settings_null: false, empty_topic_name: true } },
+  {
+    fetch_event_types: ['subscription', 'stream'],
+    include_subscribers: 'partial',
+    client_capabilities: { notification_settings_null: false, empty_topic_name: true },
+  },
 ];
 
 let n = 0;
@@ -50,7 +54,11 @@ function actions(): fc.Arbitrary<Action> {
       run: async () => {
         const name = `chan-${++n}`;
         channels.push(name);
-        return client(by).post('/users/me/subscriptions', { subscriptions: [{ name }], invite_only: priv, ...(withPeer ? { principals: [client(by).id, peer.id] } : {}) });
+        return client(by).post('/users/me/subscriptions', {
+          subscriptions: [{ name }],
+          invite_only: priv,
+          ...(withPeer ? { principals: [client(by).id, peer.id] } : {}),
+        });
       },
     })),
     fc.tuple(i, who).map(([k, w]) => ({
@@ -61,7 +69,10 @@ function actions(): fc.Arbitrary<Action> {
       name: `admin unsubscribes ${w} from ${k}`,
       run: async () => channels.length && admin.delete('/users/me/subscriptions', { subscriptions: [pickChannel(k)], principals: [client(w).id] }),
     })),
-    i.map((k) => ({ name: `viewer leaves ${k}`, run: async () => channels.length && viewer.delete('/users/me/subscriptions', { subscriptions: [pickChannel(k)] }) })),
+    i.map((k) => ({
+      name: `viewer leaves ${k}`,
+      run: async () => channels.length && viewer.delete('/users/me/subscriptions', { subscriptions: [pickChannel(k)] }),
+    })),
     i.map((k) => ({
       name: `rename ${k}`,
       run: async () => {
@@ -79,8 +90,7 @@ function actions(): fc.Arbitrary<Action> {
     fc.tuple(i, fc.constantFrom('can_subscribe_group', 'can_administer_channel_group', 'can_send_message_group')).map(([k, setting]) => ({
       name: `${setting} of ${k} to viewer`,
       run: async () =>
-        channels.length &&
-        admin.patch(`/streams/${await idOf(pickChannel(k))}`, { [setting]: { new: { direct_members: [viewer.id], direct_subgroups: [] } } }),
+        channels.length && admin.patch(`/streams/${await idOf(pickChannel(k))}`, { [setting]: { new: { direct_members: [viewer.id], direct_subgroups: [] } } }),
     })),
     fc.tuple(i, fc.boolean()).map(([k, archived]) => ({
       name: `${archived ? 'archive' : 'unarchive'} ${k}`,

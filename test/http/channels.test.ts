@@ -34,16 +34,46 @@ async function create(c: Client, name: string, params: Record<string, unknown> =
 }
 
 const CHANNEL_FIELDS = [
-  'stream_id', 'name', 'is_archived', 'description', 'rendered_description', 'date_created', 'creator_id', 'invite_only',
-  'is_web_public', 'stream_post_policy', 'is_announcement_only', 'message_retention_days', 'history_public_to_subscribers',
-  'topics_policy', 'first_message_id', 'folder_id', 'is_recently_active', 'can_add_subscribers_group',
-  'can_administer_channel_group', 'can_delete_any_message_group', 'can_delete_own_message_group',
-  'can_move_messages_out_of_channel_group', 'can_move_messages_within_channel_group', 'can_remove_subscribers_group',
-  'can_resolve_topics_group', 'can_send_message_group', 'can_subscribe_group', 'subscriber_count', 'stream_weekly_traffic',
+  'stream_id',
+  'name',
+  'is_archived',
+  'description',
+  'rendered_description',
+  'date_created',
+  'creator_id',
+  'invite_only',
+  'is_web_public',
+  'stream_post_policy',
+  'is_announcement_only',
+  'message_retention_days',
+  'history_public_to_subscribers',
+  'topics_policy',
+  'first_message_id',
+  'folder_id',
+  'is_recently_active',
+  'can_add_subscribers_group',
+  'can_administer_channel_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_move_messages_out_of_channel_group',
+  'can_move_messages_within_channel_group',
+  'can_remove_subscribers_group',
+  'can_resolve_topics_group',
+  'can_send_message_group',
+  'can_subscribe_group',
+  'subscriber_count',
+  'stream_weekly_traffic',
 ].sort();
 const PERSONAL_FIELDS = [
-  'color', 'is_muted', 'in_home_view', 'pin_to_top', 'desktop_notifications', 'audible_notifications', 'push_notifications',
-  'email_notifications', 'wildcard_mentions_notify',
+  'color',
+  'is_muted',
+  'in_home_view',
+  'pin_to_top',
+  'desktop_notifications',
+  'audible_notifications',
+  'push_notifications',
+  'email_notifications',
+  'wildcard_mentions_notify',
 ];
 
 test('subscribing creates missing channels; the answer is keyed by user id', async () => {
@@ -82,7 +112,10 @@ test('subscribing creates missing channels; the answer is keyed by user id', asy
   assert.equal(first.sender_full_name, 'Notification Bot');
   assert.equal(first.subject, 'channel events');
   const fence = '````';
-  assert.equal(first.content, `**Public** channel created by @_**${me.full_name}|${member.id}**. **Description:**\n${fence} quote\nThe **best** place\n${fence}`);
+  assert.equal(
+    first.content,
+    `**Public** channel created by @_**${me.full_name}|${member.id}**. **Description:**\n${fence} quote\nThe **best** place\n${fence}`,
+  );
   assert.deepEqual(first.flags, ['read']);
   assert.equal(stream.first_message_id, first.id);
   assert.equal(stream.stream_weekly_traffic, null);
@@ -211,7 +244,12 @@ test('unsubscribing: removed and not_removed, unknown channels, others need perm
   assert.deepEqual(res.body, { result: 'success', msg: '', removed: [name], not_removed: [unsubscribedName] });
   const unknown = await member.delete('/users/me/subscriptions', { subscriptions: ['no-such-channel'] });
   assert.equal(unknown.status, 400);
-  assert.deepEqual(unknown.body, { result: 'error', msg: "Channel 'no-such-channel' does not exist", code: 'STREAM_DOES_NOT_EXIST', stream: 'no-such-channel' });
+  assert.deepEqual(unknown.body, {
+    result: 'error',
+    msg: "Channel 'no-such-channel' does not exist",
+    code: 'STREAM_DOES_NOT_EXIST',
+    stream: 'no-such-channel',
+  });
   const others = await member.delete('/users/me/subscriptions', { subscriptions: [name], principals: [other.id] });
   assert.equal(others.body.msg, 'Insufficient permission');
   const byAdmin = await admin.delete('/users/me/subscriptions', { subscriptions: [name], principals: [other.id] });
@@ -262,9 +300,16 @@ test('GET /users/me/subscriptions, with and without subscribers', async () => {
   const names = plain.map((s: any) => s.name);
   assert.deepEqual(names, [...names].sort());
   const withSubs = (await member.get('/users/me/subscriptions', { include_subscribers: true })).body.subscriptions;
-  assert.deepEqual(withSubs.find((s: any) => s.name === name).subscribers, [member.id, other.id].sort((x, y) => x - y));
+  assert.deepEqual(
+    withSubs.find((s: any) => s.name === name).subscribers,
+    [member.id, other.id].sort((x, y) => x - y),
+  );
   const partial = (await member.get('/users/me/subscriptions', { include_subscribers: 'partial' })).body.subscriptions;
-  assert.deepEqual(partial.find((s: any) => s.name === name).subscribers, [member.id, other.id].sort((x, y) => x - y), 'complete below 250');
+  assert.deepEqual(
+    partial.find((s: any) => s.name === name).subscribers,
+    [member.id, other.id].sort((x, y) => x - y),
+    'complete below 250',
+  );
 });
 
 test('subscription properties', async () => {
@@ -438,7 +483,10 @@ test('topics_policy needs can_set_topics_policy_group (members by default, as th
   assert.equal(narrowed.status, 200, JSON.stringify(narrowed.body));
   try {
     const name = fresh('policy');
-    assert.equal((await member.post('/users/me/subscriptions', { subscriptions: [{ name }], topics_policy: 'allow_empty_topic' })).body.msg, 'Insufficient permission');
+    assert.equal(
+      (await member.post('/users/me/subscriptions', { subscriptions: [{ name }], topics_policy: 'allow_empty_topic' })).body.msg,
+      'Insufficient permission',
+    );
     assert.equal((await member.get('/get_stream_id', { stream: name })).status, 400);
     assert.equal((await member.patch(`/streams/${id}`, { topics_policy: 'allow_empty_topic' })).body.msg, 'Insufficient permission');
     assert.equal((await member.get(`/streams/${id}`)).body.stream.topics_policy, 'disable_empty_topic');
@@ -542,8 +590,14 @@ test('ids beyond the database range and NUL characters are refused, never a serv
   const id = await create(member, fresh('range'));
   const huge = 2 ** 31;
   const cases: [Promise<{ status: number; body: any }>, string][] = [
-    [member.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: huge, property: 'pin_to_top', value: true }] }), `Not subscribed to channel ID ${huge}`],
-    [member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh(), description: 'a\u0000b' }] }), 'Invalid character in channel description, at position 2.'],
+    [
+      member.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: huge, property: 'pin_to_top', value: true }] }),
+      `Not subscribed to channel ID ${huge}`,
+    ],
+    [
+      member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh(), description: 'a\u0000b' }] }),
+      'Invalid character in channel description, at position 2.',
+    ],
     [member.patch(`/streams/${id}`, { description: 'a\u0000b' }), 'Invalid character in channel description, at position 2.'],
     [member.patch(`/streams/${id}`, { folder_id: huge }), 'Invalid channel folder ID'],
     [member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh() }], folder_id: huge }), 'Invalid channel folder ID'],
@@ -604,7 +658,11 @@ test('a user group used by a channel setting cannot be deactivated', async () =>
 test('weekly traffic counts every message, sent at once or not, the creation notice included', async () => {
   const id = await create(member, fresh('busy'));
   // Four weeks old: the traffic is the last 28 days' messages over four weeks.
-  await server.svc.db.updateTable('channels').set({ date_created: new Date(Date.now() - 28 * 86_400_000) }).where('id', '=', id).execute();
+  await server.svc.db
+    .updateTable('channels')
+    .set({ date_created: new Date(Date.now() - 28 * 86_400_000) })
+    .where('id', '=', id)
+    .execute();
   await Promise.all(
     Array.from({ length: 27 }, async (_, i) => {
       const res = await member.post('/messages', { type: 'stream', to: id, topic: `t${i % 3}`, content: `number ${i}` });

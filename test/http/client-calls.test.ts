@@ -35,7 +35,15 @@ const channelMessage = async (topic: string, content = 'hello', sender = alice) 
   ok(await sender.post('/messages', { type: 'stream', to: 'Denmark', topic, content })).id as number;
 
 async function lastModerationMessage() {
-  const res = ok(await admin.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: moderation }], apply_markdown: false }));
+  const res = ok(
+    await admin.get('/messages', {
+      anchor: 'newest',
+      num_before: 1,
+      num_after: 0,
+      narrow: [{ operator: 'channel', operand: moderation }],
+      apply_markdown: false,
+    }),
+  );
   return res.messages[0];
 }
 
@@ -68,7 +76,12 @@ test('a report of one’s own direct message names its recipient; "other" needs 
   expectError(await bob.post(`/messages/${id}/report`, { report_type: 'other' }), 'An explanation is required.');
   ok(await bob.post(`/messages/${id}/report`, { report_type: 'other', description: 'I regret it' }));
   const notice = await lastModerationMessage();
-  assert.match(notice.content, new RegExp(`^@_\\*\\*Bob Baker\\|${bob.id}\\*\\* reported a message sent by @_\\*\\*Bob Baker\\|${bob.id}\\*\\* to @_\\*\\*Alice Able\\|${alice.id}\\*\\* at <time:`));
+  assert.match(
+    notice.content,
+    new RegExp(
+      `^@_\\*\\*Bob Baker\\|${bob.id}\\*\\* reported a message sent by @_\\*\\*Bob Baker\\|${bob.id}\\*\\* to @_\\*\\*Alice Able\\|${alice.id}\\*\\* at <time:`,
+    ),
+  );
   assert.match(notice.content, /\*\*Other reason\*\*\. I regret it/);
   assert.match(notice.content, new RegExp(`\\[Original message\\]\\(http://confab.test/#narrow/dm/[0-9,]+-dm/near/${id}\\)`));
 });
@@ -81,7 +94,10 @@ test('who may report: only messages one can read; bad input changes nothing', as
   const other = await server.createOrganization('reports');
   expectError(await other.post(`/messages/${dm}/report`, { report_type: 'spam' }), 'Message reporting is not enabled in this organization.');
   expectError(await bob.post(`/messages/${await channelMessage('x')}/report`, { report_type: 'rude' }), 'Invalid report_type');
-  expectError(await bob.post(`/messages/${await channelMessage('y')}/report`, { report_type: 'norms', description: 'x'.repeat(1001) }), 'description is too long (limit: 1000 characters)');
+  expectError(
+    await bob.post(`/messages/${await channelMessage('y')}/report`, { report_type: 'norms', description: 'x'.repeat(1001) }),
+    'description is too long (limit: 1000 characters)',
+  );
   assert.equal((await lastModerationMessage()).id, before);
 });
 
@@ -91,9 +107,19 @@ test('delete_topic: administrators only; deletes every message of the topic', as
   const ids: number[] = [];
   for (let i = 0; i < 3; i++) ids.push(await channelMessage('Doomed'));
   const keep = await channelMessage('kept');
-  expectError(await alice.post(`/streams/${ids.length && (await admin.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id}/delete_topic`, { topic_name: 'doomed' }), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+  expectError(
+    await alice.post(`/streams/${ids.length && (await admin.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id}/delete_topic`, {
+      topic_name: 'doomed',
+    }),
+    'Must be an organization administrator',
+    'UNAUTHORIZED_PRINCIPAL',
+  );
   const denmark = ok(await admin.get('/get_stream_id', { stream: 'Denmark' })).stream_id;
-  expectError(await guest.post(`/streams/${denmark}/delete_topic`, { topic_name: 'doomed' }), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+  expectError(
+    await guest.post(`/streams/${denmark}/delete_topic`, { topic_name: 'doomed' }),
+    'Must be an organization administrator',
+    'UNAUTHORIZED_PRINCIPAL',
+  );
   const viewer = await registerViewer(server, bob);
   const queue = ok(await bob.post('/register', { event_types: ['delete_message'] }));
   // Case-insensitive, as topics are.
@@ -101,7 +127,10 @@ test('delete_topic: administrators only; deletes every message of the topic', as
   for (const id of ids) expectError(await admin.get(`/messages/${id}`), 'Invalid message(s)');
   ok(await admin.get(`/messages/${keep}`));
   const events = ok(await bob.get('/events', { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
-  assert.deepEqual(events.map((e: any) => [e.type, e.message_id, e.topic]), ids.map((id) => ['delete_message', id, 'Doomed']));
+  assert.deepEqual(
+    events.map((e: any) => [e.type, e.message_id, e.topic]),
+    ids.map((id) => ['delete_message', id, 'Doomed']),
+  );
   await expectStateInSync(server, viewer, 'delete_topic');
   // Another organization's administrator cannot reach the channel.
   const other = await server.createOrganization('topics');
@@ -115,7 +144,17 @@ test('delete_topic: past its time budget it answers complete: false, and repeati
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const user = await server.svc.db.selectFrom('users').selectAll().where('id', '=', admin.id).executeTakeFirstOrThrow();
   const inTopic = async () =>
-    ok(await admin.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'channel', operand: denmark }, { operator: 'topic', operand: 'big' }] })).messages.map((m: any) => m.id);
+    ok(
+      await admin.get('/messages', {
+        anchor: 'newest',
+        num_before: 10,
+        num_after: 0,
+        narrow: [
+          { operator: 'channel', operand: denmark },
+          { operator: 'topic', operand: 'big' },
+        ],
+      }),
+    ).messages.map((m: any) => m.id);
   const [oldest] = await inTopic();
   // Batches of two with no time left: the newest two go, and the answer says to ask again.
   assert.deepEqual(await deleteTopic(server.svc, realm, user, denmark, 'big', { budgetMs: 0, batchSize: 2 }), { complete: false });
@@ -147,7 +186,13 @@ test('regenerating the API key: the old key stops working at once', async () => 
   const fresh = new Client(server, carol.id, carol.email, api_key);
   assert.equal(ok(await fresh.get('/users/me')).user_id, carol.id);
   // A bot may not (Welcome Bot, a system bot with a key of its own); a deactivated user cannot authenticate.
-  const welcome = await server.svc.db.selectFrom('users').select('id').where('realm_id', '=', 1).where('is_bot', '=', true).where('full_name', '=', 'Welcome Bot').executeTakeFirstOrThrow();
+  const welcome = await server.svc.db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', 1)
+    .where('is_bot', '=', true)
+    .where('full_name', '=', 'Welcome Bot')
+    .executeTakeFirstOrThrow();
   const bot = await server.clientFor(welcome.id);
   expectError(await bot.post('/users/me/api_key/regenerate'), 'This endpoint does not accept bot requests.');
   ok(await server.owner.delete(`/users/${carol.id}`));
@@ -164,14 +209,22 @@ test('playgrounds: administrators add and remove them; register and events stay 
   expectError(await guest.post('/realm/playgrounds', params), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
   const { id } = ok(await admin.post('/realm/playgrounds', params));
   await expectStateInSync(server, viewer, 'playground added');
-  assert.deepEqual(viewer.state.realm_playgrounds, [{ id, name: 'Python playground', pygments_language: 'Python', url_template: 'https://python.example/?code={code}' }]);
+  assert.deepEqual(viewer.state.realm_playgrounds, [
+    { id, name: 'Python playground', pygments_language: 'Python', url_template: 'https://python.example/?code={code}' },
+  ]);
   const dup = await admin.post('/realm/playgrounds', params);
   assert.deepEqual(dup.body.errors, { __all__: ['Realm playground with this Realm, Pygments language and Name already exists.'] });
   expectError(await admin.post('/realm/playgrounds', { ...params, pygments_language: 'Py$thon' }), 'Invalid characters in pygments language');
   expectError(await admin.post('/realm/playgrounds', { ...params, pygments_language: 'x'.repeat(41) }), 'pygments_language is too long (limit: 40 characters)');
   expectError(await admin.post('/realm/playgrounds', { ...params, url_template: 'https://x.example/{code' }), 'Invalid URL template.');
-  expectError(await admin.post('/realm/playgrounds', { ...params, url_template: 'https://x.example/' }), 'Missing the required variable "code" in the URL template');
-  expectError(await admin.post('/realm/playgrounds', { ...params, url_template: 'https://x.example/{code}/{lang}' }), '"code" should be the only variable present in the URL template');
+  expectError(
+    await admin.post('/realm/playgrounds', { ...params, url_template: 'https://x.example/' }),
+    'Missing the required variable "code" in the URL template',
+  );
+  expectError(
+    await admin.post('/realm/playgrounds', { ...params, url_template: 'https://x.example/{code}/{lang}' }),
+    '"code" should be the only variable present in the URL template',
+  );
   expectError(await admin.post('/realm/playgrounds', { ...params, name: '  ' }), 'This field cannot be blank.');
   const other = await server.createOrganization('playgrounds');
   expectError(await other.delete(`/realm/playgrounds/${id}`), 'Invalid playground');
@@ -184,7 +237,8 @@ test('playgrounds: administrators add and remove them; register and events stay 
 
 // --- legacy push tokens ---
 
-const tokensOf = (userId: number) => server.svc.db.selectFrom('push_device_tokens').select(['kind', 'token', 'ios_app_id']).where('user_id', '=', userId).orderBy('id').execute();
+const tokensOf = (userId: number) =>
+  server.svc.db.selectFrom('push_device_tokens').select(['kind', 'token', 'ios_app_id']).where('user_id', '=', userId).orderBy('id').execute();
 
 test('legacy push tokens are stored without a push service, and removed', async () => {
   assert.equal(server.config.pushServiceUrl, undefined);

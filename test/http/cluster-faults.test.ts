@@ -120,7 +120,8 @@ async function call(proc: Proc, method: string, path: string, params: Record<str
 
 const send = (proc: Proc, content: string) => call(proc, 'POST', '/messages', { type: 'direct', to: [ownerId], content });
 const register = (proc: Proc) => call(proc, 'POST', '/register', { event_types: ['message'], fetch_event_types: ['realm'] });
-const poll = (proc: Proc, queueId: string, last: number, dontBlock = true) => call(proc, 'GET', '/events', { queue_id: queueId, last_event_id: last, dont_block: dontBlock });
+const poll = (proc: Proc, queueId: string, last: number, dontBlock = true) =>
+  call(proc, 'GET', '/events', { queue_id: queueId, last_event_id: last, dont_block: dontBlock });
 
 before(async () => {
   if (skip) return;
@@ -137,7 +138,11 @@ after(async () => {
 });
 
 test('WORKERS > 1 without PostgreSQL and a broker is refused with a clear message', { skip }, async () => {
-  const child = spawn(node, ['src/main.ts'], { cwd: root, env: { ...process.env, WORKERS: '2', DATABASE_URL: '', BROKER_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, WORKERS: '2', DATABASE_URL: '', BROKER_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   const code = await new Promise((r) => child.once('exit', r));
@@ -182,7 +187,11 @@ test('kill -9 of one process under load: no acknowledged message lost, its queue
   // waits only so long for its event to come back through the broker before it answers).
   const delivered = await messagesOnceThere(b, onB, acknowledged);
   for (const id of acknowledged) assert.ok(delivered.includes(id), `message ${id} reached the queue on the surviving process`);
-  assert.deepEqual(delivered, [...delivered].sort((x: number, y: number) => x - y), 'in order');
+  assert.deepEqual(
+    delivered,
+    [...delivered].sort((x: number, y: number) => x - y),
+    'in order',
+  );
   assert.equal(new Set(delivered).size, delivered.length, 'no repeats');
 
   const lost = await poll(b, onA, -1);

@@ -59,10 +59,17 @@ test('a queue registered on one process is polled through the other, in order, w
   for (let i = 0; i < 6; i++) sent.push(await dm(on(i % 2 ? a : b, server.owner), alice, `m${i}`));
   const first = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
   assert.equal(first.status, 200, JSON.stringify(first.body));
-  assert.deepEqual(first.body.events.map((e: any) => e.message.id), sent);
+  assert.deepEqual(
+    first.body.events.map((e: any) => e.message.id),
+    sent,
+  );
   const ids = first.body.events.map((e: any) => e.id);
   const again = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: ids[2], dont_block: true });
-  assert.deepEqual(again.body.events.map((e: any) => e.id), ids.slice(3), 'acknowledged events are not repeated');
+  assert.deepEqual(
+    again.body.events.map((e: any) => e.id),
+    ids.slice(3),
+    'acknowledged events are not repeated',
+  );
 });
 
 test('a poll parked on a foreign queue answers as soon as an event is committed anywhere', async () => {
@@ -74,10 +81,13 @@ test('a poll parked on a foreign queue answers as soon as an event is committed 
   const id = await dm(on(b, server.owner), alice, 'wake up');
   const res = await parked;
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  assert.deepEqual(res.body.events.map((e: any) => e.message.id), [id]);
+  assert.deepEqual(
+    res.body.events.map((e: any) => e.message.id),
+    [id],
+  );
 });
 
-test('bad queue ids through the other process: unknown owner, unknown queue, another user\'s, deleted', async () => {
+test("bad queue ids through the other process: unknown owner, unknown queue, another user's, deleted", async () => {
   const alice = await server.createUser();
   const bob = await server.createUser();
   const reg = await on(a, alice).post('/register', { event_types: ['message'] });
@@ -96,7 +106,7 @@ test('bad queue ids through the other process: unknown owner, unknown queue, ano
   await on(b, alice).get('/events', { queue_id: queueId, last_event_id: 0, dont_block: true });
   const bad = await on(b, alice).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
   assert.equal(bad.status, 400);
-  assert.equal(bad.body.msg, 'An event newer than -1 has already been pruned!', 'the owner\'s errors travel back as they are');
+  assert.equal(bad.body.msg, 'An event newer than -1 has already been pruned!', "the owner's errors travel back as they are");
   const del = await on(b, alice).delete('/events', { queue_id: queueId });
   assert.equal(del.status, 200, JSON.stringify(del.body));
   assert.ok(!a.svc.queues.has(queueId));
@@ -211,7 +221,12 @@ test('periodic jobs run once across processes: both schedulers at once send each
   const at = Math.floor(Date.now() / 1000) + 3600;
   const contents = [1, 2, 3, 4, 5, 6].map((i) => `scheduled ${i}`);
   for (const content of contents) {
-    const res = await on(a, server.owner).post('/scheduled_messages', { type: 'direct', to: JSON.stringify([gina.id]), content, scheduled_delivery_timestamp: at });
+    const res = await on(a, server.owner).post('/scheduled_messages', {
+      type: 'direct',
+      to: JSON.stringify([gina.id]),
+      content,
+      scheduled_delivery_timestamp: at,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
   }
   // Each process's scheduler pass, at the same moment, an hour from now (the rows are due then).
@@ -222,7 +237,7 @@ test('periodic jobs run once across processes: both schedulers at once send each
   assert.deepEqual(res.body.messages.map((m: any) => m.content).sort(), contents.map((c) => `<p>${c}</p>`).sort());
 });
 
-test("periodic jobs: both job workers at once run each job (outgoing webhooks, link previews) once", async () => {
+test('periodic jobs: both job workers at once run each job (outgoing webhooks, link previews) once', async () => {
   const runs: (string | number)[] = [];
   const kinds: JobKinds = { counted: { maxAttempts: 1, leaseMs: 60_000, backoffMs: () => 0, run: async (_svc, job) => void runs.push(job.id) } };
   // Due in an hour, so that the servers' own passes (the real clock) leave them alone.
@@ -267,7 +282,11 @@ test('queues left in the broker when the last process stops: kept across a resta
     p = await start();
     const restarted = await poll(kept);
     assert.equal(restarted.status, 200, JSON.stringify(restarted.body));
-    assert.deepEqual(restarted.body.events.map((e: any) => e.type), ['restart'], 'nothing happened meanwhile: the queue is complete');
+    assert.deepEqual(
+      restarted.body.events.map((e: any) => e.type),
+      ['restart'],
+      'nothing happened meanwhile: the queue is complete',
+    );
 
     const stale = await register();
     await p.close();
@@ -275,7 +294,10 @@ test('queues left in the broker when the last process stops: kept across a resta
     const saved = { ...process.env };
     Object.assign(process.env, { DATABASE_URL: db.url, BROKER_URL: config.brokerUrl, BROKER_PREFIX: config.brokerPrefix });
     try {
-      assert.equal(await manage(['create-user', '--org', '', '--email', 'meanwhile@example.com', '--name', 'Meanwhile', '--password', 'meanwhile-pw-1'], () => {}), 0);
+      assert.equal(
+        await manage(['create-user', '--org', '', '--email', 'meanwhile@example.com', '--name', 'Meanwhile', '--password', 'meanwhile-pw-1'], () => {}),
+        0,
+      );
     } finally {
       process.env = saved;
     }
@@ -305,7 +327,10 @@ test('processes stopped together leave their queues in the broker for the next o
     for (const queueId of [onP, onQ]) {
       const res = await owner(r).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
       assert.equal(res.status, 200, JSON.stringify(res.body));
-      assert.deepEqual(res.body.events.map((e: any) => e.type), ['restart']);
+      assert.deepEqual(
+        res.body.events.map((e: any) => e.type),
+        ['restart'],
+      );
     }
   } finally {
     await r?.close();
@@ -330,9 +355,16 @@ test('a graceful stop hands its queues to a live process: none lost, none repeat
     const res = await on(r, erin).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const messages = res.body.events.filter((e: any) => e.type === 'message').map((e: any) => e.message.id);
-    assert.deepEqual([...messages].sort((x, y) => x - y), [...sent].sort((x, y) => x - y));
+    assert.deepEqual(
+      [...messages].sort((x, y) => x - y),
+      [...sent].sort((x, y) => x - y),
+    );
     const ids: number[] = res.body.events.map((e: any) => e.id);
-    assert.deepEqual(ids, [...new Set(ids)].sort((x, y) => x - y), 'ids increase without repeats');
+    assert.deepEqual(
+      ids,
+      [...new Set(ids)].sort((x, y) => x - y),
+      'ids increase without repeats',
+    );
     // The client learns that the server behind its queue changed, under both names of the version.
     const restarts = res.body.events.filter((e: any) => e.type === 'restart');
     assert.equal(restarts.length, 1);

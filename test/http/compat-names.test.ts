@@ -29,7 +29,11 @@ const VERSION_KEYS = {
 };
 
 function versionKeys(body: Record<string, unknown>) {
-  return Object.fromEntries(Object.keys(VERSION_KEYS).filter((k) => k in body).map((k) => [k, body[k]]));
+  return Object.fromEntries(
+    Object.keys(VERSION_KEYS)
+      .filter((k) => k in body)
+      .map((k) => [k, body[k]]),
+  );
 }
 
 test('/server_settings and /register carry both names of the version, with the same values', async () => {
@@ -62,7 +66,10 @@ test('client_gravatar is client_svcavatar; the spec name wins when both are give
   };
   assert.deepEqual(await avatarOf({ client_gravatar: true }), { avatar: null, ignored: undefined });
   assert.notEqual((await avatarOf({ client_gravatar: false })).avatar, null);
-  assert.deepEqual(await avatarOf({ client_svcavatar: false, client_gravatar: true }), { avatar: (await avatarOf({ client_svcavatar: false })).avatar, ignored: undefined });
+  assert.deepEqual(await avatarOf({ client_svcavatar: false, client_gravatar: true }), {
+    avatar: (await avatarOf({ client_svcavatar: false })).avatar,
+    ignored: undefined,
+  });
   // Where the parameter does not exist, the compatible name is not consumed either.
   assert.deepEqual(ok(await alice.get('/users/me/subscriptions', { client_gravatar: true })).ignored_parameters_unsupported, ['client_gravatar']);
   // On register too: the message's avatar in the event follows it.
@@ -76,7 +83,10 @@ test('zulip_extra_emoji is accepted as a reaction_type; outputs say svc_extra_em
   const id = ok(await alice.post('/messages', { type: 'stream', to: 'Denmark', topic: 'reactions', content: 'react' })).id;
   ok(await alice.post(`/messages/${id}/reactions`, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }));
   const reactions = ok(await alice.get(`/messages/${id}`)).message.reactions;
-  assert.deepEqual(reactions.map((r: any) => r.reaction_type), ['svc_extra_emoji']);
+  assert.deepEqual(
+    reactions.map((r: any) => r.reaction_type),
+    ['svc_extra_emoji'],
+  );
   ok(await alice.delete(`/messages/${id}/reactions`, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' }));
   assert.deepEqual(ok(await alice.get(`/messages/${id}`)).message.reactions, []);
 });
@@ -103,15 +113,23 @@ test('a sender who is not subscribed gets no copy and no event of a channel mess
   const sent = ok(await bob.post('/messages', { type: 'stream', to: 'Denmark', topic: 'outsider', content: 'from outside' }));
   // Subscribers have it; the sender has no copy: nothing unread, nothing in the feed's flags.
   const copy = await server.svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', sent.id).execute();
-  assert.deepEqual(copy.map((r) => r.user_id).sort((a, b) => a - b), [server.owner.id, alice.id].sort((a, b) => a - b));
+  assert.deepEqual(
+    copy.map((r) => r.user_id).sort((a, b) => a - b),
+    [server.owner.id, alice.id].sort((a, b) => a - b),
+  );
   assert.equal(ok(await bob.post('/register', { fetch_event_types: ['message', 'update_message_flags'] })).unread_msgs.count, before);
   const events = ok(await bob.get('/events', { queue_id: reg.queue_id, last_event_id: -1, dont_block: true })).events;
-  assert.deepEqual(events.filter((e: any) => e.type === 'message'), []);
+  assert.deepEqual(
+    events.filter((e: any) => e.type === 'message'),
+    [],
+  );
   // It is still theirs to read as public history.
   assert.deepEqual(ok(await bob.get(`/messages/${sent.id}`)).message.flags, ['read', 'historical']);
   // A subscribed sender keeps a copy, as before.
   const mine = ok(await alice.post('/messages', { type: 'stream', to: 'Denmark', topic: 'insider', content: 'from inside' })).id;
-  assert.ok(await server.svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', mine).where('user_id', '=', alice.id).executeTakeFirst());
+  assert.ok(
+    await server.svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', mine).where('user_id', '=', alice.id).executeTakeFirst(),
+  );
 });
 
 test('a guest may use the compatible names too, and another organization sees its own version keys', async () => {

@@ -91,13 +91,31 @@ async function newGroup(name: string): Promise<number> {
 
 test('creations by name: one copy creates, the others are told it exists', async () => {
   const cases: [string, Write][] = [
-    ['POST /channels/create', { client: server.owner, method: 'POST', path: '/channels/create', params: { name: 'race create', subscribers: [server.owner.id] } }],
-    ['POST /channel_folders/create', { client: server.owner, method: 'POST', path: '/channel_folders/create', params: { name: 'race folder', description: '' } }],
-    ['POST /user_groups/create', { client: server.owner, method: 'POST', path: '/user_groups/create', params: { name: 'race group', description: '', members: [] } }],
+    [
+      'POST /channels/create',
+      { client: server.owner, method: 'POST', path: '/channels/create', params: { name: 'race create', subscribers: [server.owner.id] } },
+    ],
+    [
+      'POST /channel_folders/create',
+      { client: server.owner, method: 'POST', path: '/channel_folders/create', params: { name: 'race folder', description: '' } },
+    ],
+    [
+      'POST /user_groups/create',
+      { client: server.owner, method: 'POST', path: '/user_groups/create', params: { name: 'race group', description: '', members: [] } },
+    ],
     ['POST /realm/profile_fields', { client: server.owner, method: 'POST', path: '/realm/profile_fields', params: { name: 'race field', field_type: 1 } }],
-    ['POST /realm/filters', { client: server.owner, method: 'POST', path: '/realm/filters', params: { pattern: 'RACE-(?P<id>[0-9]+)', url_template: 'https://race.example/{id}' } }],
-    ['POST /users', { client: server.owner, method: 'POST', path: '/users', params: { email: 'race-user@example.com', password: 'pw-race-1234', full_name: 'Race User' } }],
-    ['POST /navigation_views', { client: member, method: 'POST', path: '/navigation_views', params: { fragment: 'narrow/channel/1-race', is_pinned: true, name: 'Race view' } }],
+    [
+      'POST /realm/filters',
+      { client: server.owner, method: 'POST', path: '/realm/filters', params: { pattern: 'RACE-(?P<id>[0-9]+)', url_template: 'https://race.example/{id}' } },
+    ],
+    [
+      'POST /users',
+      { client: server.owner, method: 'POST', path: '/users', params: { email: 'race-user@example.com', password: 'pw-race-1234', full_name: 'Race User' } },
+    ],
+    [
+      'POST /navigation_views',
+      { client: member, method: 'POST', path: '/navigation_views', params: { fragment: 'narrow/channel/1-race', is_pinned: true, name: 'Race view' } },
+    ],
   ];
   for (const [label, write] of cases) {
     const burst = await race(label, write);
@@ -120,15 +138,33 @@ test('idempotent writes: every copy succeeds and the result is one row', async (
 
   const cases: [string, Write][] = [
     ['POST /users/me/presence', { client: fresh, method: 'POST', path: '/users/me/presence', params: { status: 'active' } }],
-    ['POST /users/me/subscriptions (new channel)', { client: member, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race subscribe new' }] } }],
-    ['POST /users/me/subscriptions (existing)', { client: member, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race existing' }] } }],
-    ['POST /users/me/subscriptions (principals)', { client: server.owner, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race existing' }], principals: [other.id] } }],
-    ['PATCH /users/me/subscriptions/muted_topics', { client: member, method: 'PATCH', path: '/users/me/subscriptions/muted_topics', params: { stream_id: topics, topic: 'muted race', op: 'add' } }],
-    ['POST /user_topics', { client: member, method: 'POST', path: '/user_topics', params: { stream_id: topics, topic: 'followed race', visibility_policy: 3 } }],
+    [
+      'POST /users/me/subscriptions (new channel)',
+      { client: member, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race subscribe new' }] } },
+    ],
+    [
+      'POST /users/me/subscriptions (existing)',
+      { client: member, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race existing' }] } },
+    ],
+    [
+      'POST /users/me/subscriptions (principals)',
+      { client: server.owner, method: 'POST', path: '/users/me/subscriptions', params: { subscriptions: [{ name: 'race existing' }], principals: [other.id] } },
+    ],
+    [
+      'PATCH /users/me/subscriptions/muted_topics',
+      { client: member, method: 'PATCH', path: '/users/me/subscriptions/muted_topics', params: { stream_id: topics, topic: 'muted race', op: 'add' } },
+    ],
+    [
+      'POST /user_topics',
+      { client: member, method: 'POST', path: '/user_topics', params: { stream_id: topics, topic: 'followed race', visibility_policy: 3 } },
+    ],
     ['POST /default_streams', { client: server.owner, method: 'POST', path: '/default_streams', params: { stream_id: defaultable } }],
     ['POST /user_groups/{id}/members', { client: server.owner, method: 'POST', path: `/user_groups/${group}/members`, params: { add: [member.id] } }],
     ['POST /user_groups/{id}/subgroups', { client: server.owner, method: 'POST', path: `/user_groups/${group}/subgroups`, params: { add: [subgroup] } }],
-    ['PATCH /users/me/profile_data', { client: member, method: 'PATCH', path: '/users/me/profile_data', params: { data: [{ id: field.body.id, value: 'raced' }] } }],
+    [
+      'PATCH /users/me/profile_data',
+      { client: member, method: 'PATCH', path: '/users/me/profile_data', params: { data: [{ id: field.body.id, value: 'raced' }] } },
+    ],
     ['POST /messages/{id}/reactions', { client: member, method: 'POST', path: `/messages/${message.body.id}/reactions`, params: { emoji_name: 'smile' } }],
   ];
   for (const [label, write] of cases) await race(label, write);
@@ -136,7 +172,10 @@ test('idempotent writes: every copy succeeds and the result is one row', async (
   const db = server.svc.db;
   assert.equal((await db.selectFrom('channels').select('id').where('name', '=', 'race subscribe new').execute()).length, 1);
   const subs = await db.selectFrom('subscriptions').select('user_id').where('channel_id', '=', existing).execute();
-  assert.deepEqual(subs.map((s) => s.user_id).sort((a, b) => a - b), [server.owner.id, member.id, other.id].sort((a, b) => a - b));
+  assert.deepEqual(
+    subs.map((s) => s.user_id).sort((a, b) => a - b),
+    [server.owner.id, member.id, other.id].sort((a, b) => a - b),
+  );
   assert.equal((await db.selectFrom('default_channels').select('channel_id').where('channel_id', '=', defaultable).execute()).length, 1);
   assert.equal((await db.selectFrom('user_topics').select('topic').where('user_id', '=', member.id).execute()).length, 2);
   assert.equal((await db.selectFrom('user_presence').select('user_id').where('user_id', '=', fresh.id).execute()).length, 1);
@@ -151,10 +190,32 @@ test('renames to one new name, and messages opening a conversation', async () =>
   const cases: [string, Write][] = [
     ['PATCH /streams/{id}', { client: server.owner, method: 'PATCH', path: `/streams/${channel}`, params: { new_name: 'race renamed' } }],
     ['PATCH /user_groups/{id}', { client: server.owner, method: 'PATCH', path: `/user_groups/${group}`, params: { name: 'race group renamed' } }],
-    ['PATCH /channel_folders/{id}', { client: server.owner, method: 'PATCH', path: `/channel_folders/${folder.body.channel_folder_id}`, params: { name: 'race folder renamed' } }],
-    ['PATCH /realm/filters/{id}', { client: server.owner, method: 'PATCH', path: `/realm/filters/${filter.body.id}`, params: { pattern: 'RENAMED-(?P<id>[0-9]+)', url_template: 'https://rename.example/{id}' } }],
-    ['POST /messages (new direct conversation)', { client: fresh, method: 'POST', path: '/messages', params: { type: 'private', to: [other.id], content: 'hello at once' } }],
-    ['POST /messages (first of a channel)', { client: server.owner, method: 'POST', path: '/messages', params: { type: 'stream', to: await newChannel('race first message'), topic: 't', content: 'first' } }],
+    [
+      'PATCH /channel_folders/{id}',
+      { client: server.owner, method: 'PATCH', path: `/channel_folders/${folder.body.channel_folder_id}`, params: { name: 'race folder renamed' } },
+    ],
+    [
+      'PATCH /realm/filters/{id}',
+      {
+        client: server.owner,
+        method: 'PATCH',
+        path: `/realm/filters/${filter.body.id}`,
+        params: { pattern: 'RENAMED-(?P<id>[0-9]+)', url_template: 'https://rename.example/{id}' },
+      },
+    ],
+    [
+      'POST /messages (new direct conversation)',
+      { client: fresh, method: 'POST', path: '/messages', params: { type: 'private', to: [other.id], content: 'hello at once' } },
+    ],
+    [
+      'POST /messages (first of a channel)',
+      {
+        client: server.owner,
+        method: 'POST',
+        path: '/messages',
+        params: { type: 'stream', to: await newChannel('race first message'), topic: 't', content: 'first' },
+      },
+    ],
   ];
   for (const [label, write] of cases) await race(label, write);
   assert.equal(await channelId('race renamed'), channel);

@@ -70,7 +70,20 @@ function png(w: number, h: number, opts: { animated?: boolean; claimed?: [number
 function gif(animated: boolean): Buffer {
   const frame = (data: number[]) => [0x21, 0xf9, 0x04, 0x04, 0x0a, 0, 0, 0, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0x02, 0x02, ...data, 0];
   return Buffer.from([
-    ...Buffer.from('GIF89a', 'latin1'), 1, 0, 1, 0, 0x80, 0, 0, 255, 0, 0, 0, 0, 255,
+    ...Buffer.from('GIF89a', 'latin1'),
+    1,
+    0,
+    1,
+    0,
+    0x80,
+    0,
+    0,
+    255,
+    0,
+    0,
+    0,
+    0,
+    255,
     ...(animated ? [0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'latin1'), 3, 1, 0, 0, 0] : []),
     ...frame([0x44, 0x01]),
     ...(animated ? frame([0x4c, 0x01]) : []),
@@ -190,7 +203,12 @@ async function setCanAddCustomEmoji(group: 'role:members' | 'role:administrators
     .execute();
 }
 
-const emojiFiles = () => (existsSync(join(uploads, 'emoji', '1')) ? readdirSync(join(uploads, 'emoji', '1'), { recursive: true }).map(String).sort() : []);
+const emojiFiles = () =>
+  existsSync(join(uploads, 'emoji', '1'))
+    ? readdirSync(join(uploads, 'emoji', '1'), { recursive: true })
+        .map(String)
+        .sort()
+    : [];
 
 test('upload, list and fetch: the emoji dict, the file under the uploads folder, its URL', async () => {
   ok(await uploadPng(member, 'green_tick'));
@@ -349,9 +367,17 @@ test('exactly one file, at most 5 MiB, and an image', async () => {
   const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1 - PNG.length)]);
   expectError(await upload(member, 'too_big', [{ data: big }]), 'Uploaded file is larger than the allowed limit of 5 MiB');
   expectError(await upload(member, 'plain_text', [{ data: Buffer.from('hello'), type: 'text/plain', filename: 'a.txt' }]), 'Invalid image format', 'BAD_IMAGE');
-  expectError(await upload(member, 'fake_png', [{ data: Buffer.from('hello'), type: 'image/png' }]), 'Could not decode image; did you upload an image file?', 'BAD_IMAGE');
+  expectError(
+    await upload(member, 'fake_png', [{ data: Buffer.from('hello'), type: 'image/png' }]),
+    'Could not decode image; did you upload an image file?',
+    'BAD_IMAGE',
+  );
   expectError(await upload(member, 'cut_png', [{ data: PNG.subarray(0, 30) }]), 'Could not decode image; did you upload an image file?', 'BAD_IMAGE');
-  expectError(await upload(member, 'vector_file', [{ data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/svg+xml' }]), 'Invalid image format', 'BAD_IMAGE');
+  expectError(
+    await upload(member, 'vector_file', [{ data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/svg+xml' }]),
+    'Invalid image format',
+    'BAD_IMAGE',
+  );
   // Images are served as uploaded: a header claiming a huge canvas is refused.
   expectError(await upload(member, 'huge', [{ data: png(1, 1, { claimed: [5000, 5000] }) }]), 'Image size exceeds limit.', 'BAD_IMAGE');
   assert.equal(Object.keys(await emojiList()).length, count);
@@ -412,7 +438,10 @@ test('events: realm_emoji/update with the whole dict after every change; registe
   for (const v of viewers) await v.client.delete('/events', { queue_id: v.queueId });
 
   const only = await member.post('/register', { fetch_event_types: ['realm_emoji'] });
-  assert.deepEqual(Object.keys(only.body).filter((k) => k.startsWith('realm')), ['realm_emoji']);
+  assert.deepEqual(
+    Object.keys(only.body).filter((k) => k.startsWith('realm')),
+    ['realm_emoji'],
+  );
   await member.delete('/events', { queue_id: only.body.queue_id });
 });
 

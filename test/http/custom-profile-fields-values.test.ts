@@ -126,7 +126,13 @@ test('values are checked by type, with the field label in the message; a failed 
     [[{ id: F.user, value: [admin.id, bot.id] }], `User with ID ${bot.id} is a bot`],
     [[{ id: 999999, value: 'x' }], 'Field id 999999 not found.'],
     // The first entry is valid: the request as a whole fails and stores nothing.
-    [[{ id: F.short, value: 'fine' }, { id: F.date, value: 'soon' }], 'Birthday is not a date'],
+    [
+      [
+        { id: F.short, value: 'fine' },
+        { id: F.date, value: 'soon' },
+      ],
+      'Birthday is not a date',
+    ],
     [{ id: F.short, value: 'x' }, 'data is not a list'],
     [[{ value: 'x' }], 'data[0]["id"] field is missing'],
     [[{ id: F.short, value: 5 }], 'data[0]["value"] is not valid'],
@@ -137,14 +143,39 @@ test('values are checked by type, with the field label in the message; a failed 
   assert.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
   assert.deepEqual(await profile(guest), before);
   // The limits themselves are fine.
-  assert.equal((await setOwn(guest, [{ id: F.short, value: 's'.repeat(50) }, { id: F.long, value: 'l'.repeat(500) }, { id: F.url, value: 'http://localhost:8080/x' }])).status, 200);
+  assert.equal(
+    (
+      await setOwn(guest, [
+        { id: F.short, value: 's'.repeat(50) },
+        { id: F.long, value: 'l'.repeat(500) },
+        { id: F.url, value: 'http://localhost:8080/x' },
+      ])
+    ).status,
+    200,
+  );
   assert.equal((await profile(guest))[F.short].value, 's'.repeat(50));
 });
 
 test('empty and null values remove; DELETE /users/me/profile_data removes; required fields may be emptied', async () => {
   const c = await server.createUser({ fullName: 'Rem Over' });
-  await setOwn(c, [{ id: F.short, value: 'a' }, { id: F.long, value: 'b' }, { id: F.user, value: [admin.id] }, { id: F.date, value: '1999-12-31' }, { id: F.pronouns, value: 'she/her' }]);
-  assert.equal((await setOwn(c, [{ id: F.short, value: '' }, { id: F.long, value: null }, { id: F.user, value: [] }, { id: F.date, value: '   ' }])).status, 200);
+  await setOwn(c, [
+    { id: F.short, value: 'a' },
+    { id: F.long, value: 'b' },
+    { id: F.user, value: [admin.id] },
+    { id: F.date, value: '1999-12-31' },
+    { id: F.pronouns, value: 'she/her' },
+  ]);
+  assert.equal(
+    (
+      await setOwn(c, [
+        { id: F.short, value: '' },
+        { id: F.long, value: null },
+        { id: F.user, value: [] },
+        { id: F.date, value: '   ' },
+      ])
+    ).status,
+    200,
+  );
   assert.deepEqual(Object.keys(await profile(c)), [String(F.pronouns)]);
   const removed = await c.delete('/users/me/profile_data', { data: [F.pronouns, F.select] });
   assert.deepEqual(removed.body, { result: 'success', msg: '' });
@@ -158,7 +189,13 @@ test('editable_by_user: users change only editable fields of their own; administ
   for (const c of [guest, member, moderator]) {
     expectError(await setOwn(c, [{ id: F.locked, value: 'E-1' }]), msg);
     expectError(await c.delete('/users/me/profile_data', { data: [F.locked] }), msg);
-    expectError(await setOwn(c, [{ id: F.pronouns, value: 'any' }, { id: F.locked, value: 'E-1' }]), msg);
+    expectError(
+      await setOwn(c, [
+        { id: F.pronouns, value: 'any' },
+        { id: F.locked, value: 'E-1' },
+      ]),
+      msg,
+    );
     assert.equal((await profile(c))[F.locked], undefined);
   }
   // Every role may change its own editable fields.
@@ -180,21 +217,51 @@ test('editable_by_user: users change only editable fields of their own; administ
 test('PATCH /users/{id} profile_data: administrators and owners only, any field, empty removes', async () => {
   const target = await server.createUser({ fullName: 'Tar Get' });
   for (const c of [guest, member, moderator, target]) {
-    expectError(await c.patch(`/users/${target.id}`, { profile_data: [{ id: F.short, value: 'by a non-admin' }] }), 'Must be an organization administrator', 'UNAUTHORIZED_PRINCIPAL');
+    expectError(
+      await c.patch(`/users/${target.id}`, { profile_data: [{ id: F.short, value: 'by a non-admin' }] }),
+      'Must be an organization administrator',
+      'UNAUTHORIZED_PRINCIPAL',
+    );
   }
   assert.deepEqual(await profile(target), {});
-  for (const [c, role] of [[admin, ROLE.ADMINISTRATOR], [server.owner, ROLE.OWNER]] as [Client, Role][]) {
-    const res = await c.patch(`/users/${target.id}`, { profile_data: [{ id: F.short, value: `set by ${role}` }, { id: F.locked, value: `L${role}` }] });
+  for (const [c, role] of [
+    [admin, ROLE.ADMINISTRATOR],
+    [server.owner, ROLE.OWNER],
+  ] as [Client, Role][]) {
+    const res = await c.patch(`/users/${target.id}`, {
+      profile_data: [
+        { id: F.short, value: `set by ${role}` },
+        { id: F.locked, value: `L${role}` },
+      ],
+    });
     assert.deepEqual(res.body, { result: 'success', msg: '' });
     const data = await profile(target);
     assert.deepEqual([data[F.short].value, data[F.locked].value], [`set by ${role}`, `L${role}`]);
   }
-  expectError(await admin.patch(`/users/${target.id}`, { profile_data: [{ id: F.short, value: 'ok' }, { id: F.select, value: 'nano' }] }), "'nano' is not a valid choice for 'Editor'.");
+  expectError(
+    await admin.patch(`/users/${target.id}`, {
+      profile_data: [
+        { id: F.short, value: 'ok' },
+        { id: F.select, value: 'nano' },
+      ],
+    }),
+    "'nano' is not a valid choice for 'Editor'.",
+  );
   expectError(await admin.patch(`/users/${target.id}`, { full_name: 'Renamed Too', profile_data: [{ id: 999999, value: 'x' }] }), 'Field id 999999 not found.');
   const unchanged = (await admin.get(`/users/${target.id}`)).body.user;
   assert.equal(unchanged.full_name, 'Tar Get', 'the failed request changed nothing');
   assert.equal((await profile(target))[F.short].value, `set by ${ROLE.OWNER}`);
-  assert.equal((await admin.patch(`/users/${target.id}`, { profile_data: [{ id: F.short, value: null }, { id: F.locked, value: '' }] })).status, 200);
+  assert.equal(
+    (
+      await admin.patch(`/users/${target.id}`, {
+        profile_data: [
+          { id: F.short, value: null },
+          { id: F.locked, value: '' },
+        ],
+      })
+    ).status,
+    200,
+  );
   assert.deepEqual(await profile(target), {});
   expectError(await admin.patch(`/users/${target.id}`, { profile_data: '[' }), 'profile_data is not valid JSON');
 });
@@ -219,16 +286,32 @@ async function eventsOf(c: Client, queueId: string): Promise<any[]> {
   return res.body.events.map(({ id: _id, ...e }: any) => e);
 }
 
-const valueEvent = (userId: number, facet: Record<string, unknown>) => ({ type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } });
+const valueEvent = (userId: number, facet: Record<string, unknown>) => ({
+  type: 'realm_user',
+  op: 'update',
+  person: { user_id: userId, custom_profile_field: facet },
+});
 
 test('value changes send realm_user updates to everyone; unchanged values and refusals send nothing', async () => {
   const c = await server.createUser({ fullName: 'Ev Ents' });
-  const queues = [[guest, await queueOf(guest)], [admin, await queueOf(admin)], [c, await queueOf(c)]] as [Client, string][];
-  await setOwn(c, [{ id: F.short, value: '*hi*' }, { id: F.select, value: 'emacs' }]);
+  const queues = [
+    [guest, await queueOf(guest)],
+    [admin, await queueOf(admin)],
+    [c, await queueOf(c)],
+  ] as [Client, string][];
+  await setOwn(c, [
+    { id: F.short, value: '*hi*' },
+    { id: F.select, value: 'emacs' },
+  ]);
   await setOwn(c, [{ id: F.short, value: '*hi*' }]);
   await setOwn(c, [{ id: F.locked, value: 'refused' }]);
   await c.delete('/users/me/profile_data', { data: [F.short, F.date] });
-  await admin.patch(`/users/${c.id}`, { profile_data: [{ id: F.user, value: [member.id] }, { id: F.select, value: '' }] });
+  await admin.patch(`/users/${c.id}`, {
+    profile_data: [
+      { id: F.user, value: [member.id] },
+      { id: F.select, value: '' },
+    ],
+  });
   const expected = [
     valueEvent(c.id, { id: F.short, value: '*hi*', rendered_value: '<p><em>hi</em></p>' }),
     valueEvent(c.id, { id: F.select, value: 'emacs' }),
@@ -244,11 +327,18 @@ test('deleting a field or one of its choices removes those values, and clients h
   const b = await server.createUser({ fullName: 'Oth Er' });
   const field = await create({ name: 'Team', field_type: 3, field_data: { red: { text: 'Red', order: '1' }, blue: { text: 'Blue', order: '2' } } });
   const notes = await create({ name: 'Notes', field_type: 1 });
-  await setOwn(a, [{ id: field, value: 'red' }, { id: notes, value: 'n1' }]);
+  await setOwn(a, [
+    { id: field, value: 'red' },
+    { id: notes, value: 'n1' },
+  ]);
   await setOwn(b, [{ id: field, value: 'blue' }]);
   const queueId = await queueOf(guest);
   const fieldIds = async () => (await server.owner.get('/realm/profile_fields')).body.custom_fields.map((f: any) => f.id);
-  assert.equal((await server.owner.patch(`/realm/profile_fields/${field}`, { field_data: { blue: { text: 'Blue', order: '1' }, green: { text: 'Green', order: '2' } } })).status, 200);
+  assert.equal(
+    (await server.owner.patch(`/realm/profile_fields/${field}`, { field_data: { blue: { text: 'Blue', order: '1' }, green: { text: 'Green', order: '2' } } }))
+      .status,
+    200,
+  );
   assert.equal((await profile(a))[field], undefined);
   assert.deepEqual((await profile(b))[field], { value: 'blue' });
   const withNotes = await fieldIds();
@@ -275,9 +365,17 @@ test('register stays in sync with the value and field events (owner and member v
   const sync = async (label: string) => {
     for (const v of viewers) await expectStateInSync(server, v, label);
   };
-  await setOwn(subject, [{ id: F.short, value: '**bold**' }, { id: F.user, value: [member.id] }]);
+  await setOwn(subject, [
+    { id: F.short, value: '**bold**' },
+    { id: F.user, value: [member.id] },
+  ]);
   await sync('after setting values');
-  await server.owner.patch(`/users/${subject.id}`, { profile_data: [{ id: F.short, value: 'changed' }, { id: F.locked, value: 'E-7' }] });
+  await server.owner.patch(`/users/${subject.id}`, {
+    profile_data: [
+      { id: F.short, value: 'changed' },
+      { id: F.locked, value: 'E-7' },
+    ],
+  });
   await sync('after an administrator changed values');
   await subject.delete('/users/me/profile_data', { data: [F.user] });
   await setOwn(subject, [{ id: F.short, value: '' }]);
@@ -300,9 +398,20 @@ test('values of a user are announced only to those who may see the user (can_acc
     const limited = await server.createUser({ role: ROLE.GUEST, fullName: 'Lim Ited' });
     const subject = await server.createUser({ fullName: 'Un Seen' });
     const field = await create({ name: 'Secret', field_type: 3, field_data: { a: { text: 'A', order: '1' }, b: { text: 'B', order: '2' } } });
-    const queues = [[limited, await queueOf(limited)], [member, await queueOf(member)]] as [Client, string][];
+    const queues = [
+      [limited, await queueOf(limited)],
+      [member, await queueOf(member)],
+    ] as [Client, string][];
     const viewers = [await registerViewer(server, limited), await registerViewer(server, member)];
-    assert.equal((await setOwn(subject, [{ id: F.short, value: 'hidden' }, { id: field, value: 'a' }])).status, 200);
+    assert.equal(
+      (
+        await setOwn(subject, [
+          { id: F.short, value: 'hidden' },
+          { id: field, value: 'a' },
+        ])
+      ).status,
+      200,
+    );
     assert.equal((await server.owner.patch(`/realm/profile_fields/${field}`, { field_data: { b: { text: 'B', order: '1' } } })).status, 200);
     assert.equal((await server.owner.delete(`/realm/profile_fields/${field}`)).status, 200);
     const valueEvents = async (c: Client, queueId: string) => (await eventsOf(c, queueId)).filter((e) => e.type === 'realm_user');
@@ -315,6 +424,13 @@ test('values of a user are announced only to those who may see the user (can_acc
     expectError(await limited.get(`/users/${subject.id}`, { include_custom_profile_fields: true }), 'No such user');
     for (const v of viewers) await expectStateInSync(server, v, `restricted access (viewer ${v.client.id})`);
   } finally {
-    assert.equal((await server.owner.patch('/realm', { can_access_all_users_group: { new: (await server.owner.get('/user_groups')).body.user_groups.find((g: any) => g.name === 'role:everyone').id } })).status, 200);
+    assert.equal(
+      (
+        await server.owner.patch('/realm', {
+          can_access_all_users_group: { new: (await server.owner.get('/user_groups')).body.user_groups.find((g: any) => g.name === 'role:everyone').id },
+        })
+      ).status,
+      200,
+    );
   }
 });

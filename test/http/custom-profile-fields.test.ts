@@ -68,7 +68,10 @@ test('each of the 8 types is created and listed in the Zulip shape', async () =>
   ]);
   // New fields go last.
   const orders = list.map((f) => f.order);
-  assert.deepEqual(orders, [...orders].sort((a, b) => a - b));
+  assert.deepEqual(
+    orders,
+    [...orders].sort((a, b) => a - b),
+  );
   assert.equal(new Set(orders).size, 8);
   assert.equal(typeof list[2].field_data, 'string', 'field_data is JSON text');
 });
@@ -87,15 +90,22 @@ test('who may create, update, delete and reorder: administrators and owners only
     const other = await create({ name: `By ${c.id}`, field_type: 1 }, c);
     assert.equal((await c.patch(`/realm/profile_fields/${other}`, { hint: 'edited' })).status, 200);
     assert.equal((await c.patch('/realm/profile_fields', { order: [other, id] })).status, 200);
-    assert.deepEqual((await fields()).map((f) => f.id), [other, id]);
+    assert.deepEqual(
+      (await fields()).map((f) => f.id),
+      [other, id],
+    );
     assert.equal((await c.delete(`/realm/profile_fields/${other}`)).status, 200);
   }
   // Everyone may read the definitions.
-  for (const c of [guest, member, moderator, admin]) assert.deepEqual((await fields(c)).map((f) => f.id), [id]);
+  for (const c of [guest, member, moderator, admin])
+    assert.deepEqual(
+      (await fields(c)).map((f) => f.id),
+      [id],
+    );
   assert.equal((await server.anonymous.get('/realm/profile_fields')).status, 401);
 });
 
-test('creation errors, with Zulip\'s messages, change nothing', async () => {
+test("creation errors, with Zulip's messages, change nothing", async () => {
   await create({ name: 'Taken', field_type: 1 });
   const cases: [Record<string, unknown>, string][] = [
     [{ name: '   ', field_type: 1 }, 'Label cannot be blank.'],
@@ -126,8 +136,13 @@ test('creation errors, with Zulip\'s messages, change nothing', async () => {
     [{ name: 'Typed', field_type: 1, required: 'yes' }, 'required is not valid JSON'],
   ];
   for (const [params, msg] of cases) expectError(await server.owner.post('/realm/profile_fields', params), msg);
-  expectError(await server.owner.post('/realm/profile_fields', { name: 'x' }), "Missing 'field_type' argument", 'REQUEST_VARIABLE_MISSING', { var_name: 'field_type' });
-  assert.deepEqual((await fields()).map((f) => f.name), ['Taken']);
+  expectError(await server.owner.post('/realm/profile_fields', { name: 'x' }), "Missing 'field_type' argument", 'REQUEST_VARIABLE_MISSING', {
+    var_name: 'field_type',
+  });
+  assert.deepEqual(
+    (await fields()).map((f) => f.name),
+    ['Taken'],
+  );
 });
 
 test('at most 2 fields in the profile summary', async () => {
@@ -142,7 +157,10 @@ test('at most 2 fields in the profile summary', async () => {
   assert.equal((await server.owner.patch(`/realm/profile_fields/${a}`, { display_in_profile_summary: false })).status, 200);
   assert.equal((await server.owner.patch(`/realm/profile_fields/${c}`, { display_in_profile_summary: true })).status, 200);
   const list = await fields();
-  assert.deepEqual(list.map((f) => 'display_in_profile_summary' in f), [false, true, true]);
+  assert.deepEqual(
+    list.map((f) => 'display_in_profile_summary' in f),
+    [false, true, true],
+  );
 });
 
 test('built-in external accounts bring their label; only their flags can change', async () => {
@@ -160,15 +178,28 @@ test('built-in external accounts bring their label; only their flags can change'
     display_in_profile_summary: true,
   });
   await create({ field_type: 7, field_data: { subtype: 'twitter' } });
-  expectError(await server.owner.post('/realm/profile_fields', { field_type: 7, field_data: { subtype: 'github' } }), 'A field with that label already exists.');
+  expectError(
+    await server.owner.post('/realm/profile_fields', { field_type: 7, field_data: { subtype: 'github' } }),
+    'A field with that label already exists.',
+  );
   for (const change of [{ name: 'Git' }, { hint: 'Your handle' }, { field_data: { subtype: 'custom', url_pattern: 'https://x.example/%(username)s' } }]) {
     expectError(await server.owner.patch(`/realm/profile_fields/${github}`, change), 'Default custom field cannot be updated.');
   }
   // The same label, hint and data again are no change.
-  const same = await server.owner.patch(`/realm/profile_fields/${github}`, { name: 'GitHub username', hint: '', field_data: { subtype: 'github' }, required: true, editable_by_user: false, display_in_profile_summary: false });
+  const same = await server.owner.patch(`/realm/profile_fields/${github}`, {
+    name: 'GitHub username',
+    hint: '',
+    field_data: { subtype: 'github' },
+    required: true,
+    editable_by_user: false,
+    display_in_profile_summary: false,
+  });
   assert.equal(same.status, 200, JSON.stringify(same.body));
   const [updated] = await fields();
-  assert.deepEqual([updated.name, updated.required, updated.editable_by_user, 'display_in_profile_summary' in updated], ['GitHub username', true, false, false]);
+  assert.deepEqual(
+    [updated.name, updated.required, updated.editable_by_user, 'display_in_profile_summary' in updated],
+    ['GitHub username', true, false, false],
+  );
 });
 
 test('update: label, hint, data and flags; errors change nothing', async () => {
@@ -213,10 +244,20 @@ test('reorder: every field must be listed; positions follow the list', async () 
   expectError(await admin.patch('/realm/profile_fields', {}), "Missing 'order' argument", 'REQUEST_VARIABLE_MISSING', { var_name: 'order' });
   assert.deepEqual(await fields(), before);
   assert.equal((await admin.patch('/realm/profile_fields', { order: [c, a, b] })).status, 200);
-  assert.deepEqual((await fields()).map((f) => [f.id, f.order]), [[c, 0], [a, 1], [b, 2]]);
+  assert.deepEqual(
+    (await fields()).map((f) => [f.id, f.order]),
+    [
+      [c, 0],
+      [a, 1],
+      [b, 2],
+    ],
+  );
   // A field created afterwards goes last.
   const d = await create({ name: 'D', field_type: 1 });
-  assert.deepEqual((await fields()).map((f) => f.id), [c, a, b, d]);
+  assert.deepEqual(
+    (await fields()).map((f) => f.id),
+    [c, a, b, d],
+  );
 });
 
 test('every change sends the whole list to every user', async () => {
@@ -236,8 +277,14 @@ test('every change sends the whole list to every user', async () => {
   for (const [c, queueId] of queues) {
     const res = await c.get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
     const events = res.body.events;
-    assert.deepEqual(events.map((e: any) => e.type), Array(5).fill('custom_profile_fields'));
-    assert.deepEqual(events.map((e: any) => e.fields.map((f: any) => f.id)), [[id], [id], [id, second], [second, id], [second]]);
+    assert.deepEqual(
+      events.map((e: any) => e.type),
+      Array(5).fill('custom_profile_fields'),
+    );
+    assert.deepEqual(
+      events.map((e: any) => e.fields.map((f: any) => f.id)),
+      [[id], [id], [id, second], [second, id], [second]],
+    );
     assert.equal(events[1].fields[0].hint, 'now with a hint');
     assert.deepEqual(events[4].fields, await fields());
   }

@@ -44,12 +44,13 @@ async function peek(viewer: Viewer): Promise<any[]> {
 }
 
 const settingEvents = (events: any[]) =>
-  events
-    .filter((e) => (e.type === 'stream' && e.op === 'update') || (e.type === 'realm' && e.op === 'update_dict'))
-    .map(({ id: _id, ...e }) => e);
+  events.filter((e) => (e.type === 'stream' && e.op === 'update') || (e.type === 'realm' && e.op === 'update_dict')).map(({ id: _id, ...e }) => e);
 
 test('a deactivated user leaves channel and organization settings, and comes back when reactivated', async () => {
-  const { id: open, name: openName } = await channel({ can_remove_subscribers_group: value([x.id, y.id]), can_administer_channel_group: value([x.id], [sys['role:moderators']]) });
+  const { id: open, name: openName } = await channel({
+    can_remove_subscribers_group: value([x.id, y.id]),
+    can_administer_channel_group: value([x.id], [sys['role:moderators']]),
+  });
   // A private channel the member does not know of: they hear nothing about it.
   const { id: hidden } = await channel({ invite_only: true, can_add_subscribers_group: value([x.id, y.id]) });
   ok(await admin.patch('/realm', { can_add_custom_emoji_group: { new: value([x.id, y.id]) } }));
@@ -81,13 +82,22 @@ test('a deactivated user leaves channel and organization settings, and comes bac
     const members = withX ? [x.id, y.id] : [y.id];
     const told = settingEvents(await peek(viewers[2]));
     assert.deepEqual(told, [
-      { type: 'stream', op: 'update', stream_id: open, name: openName, property: 'can_administer_channel_group', value: value(withX ? [x.id] : [], [sys['role:moderators']]) },
+      {
+        type: 'stream',
+        op: 'update',
+        stream_id: open,
+        name: openName,
+        property: 'can_administer_channel_group',
+        value: value(withX ? [x.id] : [], [sys['role:moderators']]),
+      },
       { type: 'stream', op: 'update', stream_id: open, name: openName, property: 'can_remove_subscribers_group', value: value(members) },
       { type: 'realm', op: 'update_dict', property: 'default', data: { can_add_custom_emoji_group: value(members) } },
     ]);
     // The owner also knows the private channel.
     const ownerTold = settingEvents(await peek(viewers[0]));
-    assert.ok(ownerTold.some((e) => e.stream_id === hidden && e.property === 'can_add_subscribers_group' && JSON.stringify(e.value) === JSON.stringify(value(members))));
+    assert.ok(
+      ownerTold.some((e) => e.stream_id === hidden && e.property === 'can_add_subscribers_group' && JSON.stringify(e.value) === JSON.stringify(value(members))),
+    );
   };
 
   await expectValues(true);
@@ -121,17 +131,22 @@ test("'old' compares with the value as clients see it, without deactivated users
   const mismatch = { result: 'error', msg: "'old' value does not match the expected value.", code: 'EXPECTATION_MISMATCH' };
 
   // Naming the deactivated user is not what clients have.
-  assert.deepEqual((await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: sys['role:members'], old: value([z.id, y.id]) } })).body, mismatch);
+  assert.deepEqual(
+    (await admin.patch(`/streams/${id}`, { can_remove_subscribers_group: { new: sys['role:members'], old: value([z.id, y.id]) } })).body,
+    mismatch,
+  );
   assert.deepEqual((await admin.patch('/realm', { can_add_custom_emoji_group: { new: sys['role:members'], old: value([z.id, y.id]) } })).body, mismatch);
   let stream = ok(await admin.get(`/streams/${id}`)).stream;
   assert.deepEqual(stream.can_remove_subscribers_group, value([y.id]));
 
   // What clients see matches, including a set left with one group, or with nothing.
-  ok(await admin.patch(`/streams/${id}`, {
-    can_remove_subscribers_group: { new: sys['role:members'], old: value([y.id]) },
-    can_add_subscribers_group: { new: sys['role:administrators'], old: value([], [sys['role:moderators']]) },
-    can_subscribe_group: { new: sys['role:administrators'], old: value([]) },
-  }));
+  ok(
+    await admin.patch(`/streams/${id}`, {
+      can_remove_subscribers_group: { new: sys['role:members'], old: value([y.id]) },
+      can_add_subscribers_group: { new: sys['role:administrators'], old: value([], [sys['role:moderators']]) },
+      can_subscribe_group: { new: sys['role:administrators'], old: value([]) },
+    }),
+  );
   stream = ok(await admin.get(`/streams/${id}`)).stream;
   assert.equal(stream.can_remove_subscribers_group, sys['role:members']);
   assert.equal(stream.can_add_subscribers_group, sys['role:administrators']);

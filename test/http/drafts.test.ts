@@ -69,9 +69,7 @@ test('every role keeps its own drafts; GET lists them, newest first', async () =
 
 test('drafts are normalized like messages', async () => {
   const before = Date.now() / 1000;
-  const [id] = await create(author, [
-    { type: 'private', to: [friend.id, author.id, friend.id], topic: 'no topic here', content: '\n\n  spaced out  \n' },
-  ]);
+  const [id] = await create(author, [{ type: 'private', to: [friend.id, author.id, friend.id], topic: 'no topic here', content: '\n\n  spaced out  \n' }]);
   const [toSelf] = await create(author, [{ type: 'private', to: [author.id], topic: '', content: 'note to self' }]);
   const [nobody] = await create(author, [{ type: 'private', to: [], topic: '', content: 'not yet addressed' }]);
   const [longOne] = await create(author, [{ type: 'stream', to: [lobby], topic: 't'.repeat(70), content: 'x'.repeat(10050) }]);
@@ -140,7 +138,7 @@ test('recipients a guest may not see are refused', async () => {
   }
 });
 
-test('a channel draft names a channel the author may read: unknown, private, archived and other organizations\' channels are refused', async () => {
+test("a channel draft names a channel the author may read: unknown, private, archived and other organizations' channels are refused", async () => {
   const archived = await createChannel('drafts archived', [server.owner.id, author.id]);
   assert.equal((await server.owner.delete(`/streams/${archived}`)).status, 200);
   const elsewhere = await server.createOrganization('drafts-elsewhere');
@@ -177,7 +175,9 @@ test('a channel draft names a channel the author may read: unknown, private, arc
 
 test('PATCH and DELETE: own drafts only; 404 otherwise', async () => {
   const [id] = await create(author, [draft({ content: 'first version' })]);
-  const edited = await author.patch(`/drafts/${id}`, { draft: { type: 'stream', to: [plans], topic: 'moved', content: 'second version', timestamp: 1700000000 } });
+  const edited = await author.patch(`/drafts/${id}`, {
+    draft: { type: 'stream', to: [plans], topic: 'moved', content: 'second version', timestamp: 1700000000 },
+  });
   assert.deepEqual(edited.body, { result: 'success', msg: '' });
   const found = ((await author.get('/drafts')).body.drafts as any[]).find((d) => d.id === id);
   assert.deepEqual(found, { id, type: 'stream', to: [plans], topic: 'moved', content: 'second version', timestamp: 1700000000 });
@@ -198,7 +198,10 @@ test('PATCH and DELETE: own drafts only; 404 otherwise', async () => {
   assert.equal((await author.patch(`/drafts/${id}`, {})).body.code, 'REQUEST_VARIABLE_MISSING');
 
   assert.deepEqual((await author.delete(`/drafts/${id}`)).body, { result: 'success', msg: '' });
-  assert.equal(((await author.get('/drafts')).body.drafts as any[]).some((d) => d.id === id), false);
+  assert.equal(
+    ((await author.get('/drafts')).body.drafts as any[]).some((d) => d.id === id),
+    false,
+  );
   assert.equal((await author.delete(`/drafts/${id}`)).status, 404);
 });
 
@@ -215,7 +218,10 @@ test('events reach only the author, and keep register state in sync', async () =
   await c.delete(`/drafts/${b}`);
   await expectStateInSync(server, viewer, 'deleted');
   await expectStateInSync(server, bystander, 'bystander');
-  assert.deepEqual(viewer.state.drafts.map((d: any) => d.id), [a]);
+  assert.deepEqual(
+    viewer.state.drafts.map((d: any) => d.id),
+    [a],
+  );
 
   const events = await eventsOf(c, queue);
   assert.deepEqual(events, [

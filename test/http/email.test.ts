@@ -39,7 +39,11 @@ async function anonymousGet(path: string) {
 }
 
 test('invitation: the inviter text and the link reach the invitee over SMTP; the link creates the account', async () => {
-  const sent = await server.owner.post('/invites', { invitee_emails: 'smtp-invitee@example.com', stream_ids: [], welcome_message_custom_text: 'Welcome aboard, friend!' });
+  const sent = await server.owner.post('/invites', {
+    invitee_emails: 'smtp-invitee@example.com',
+    stream_ids: [],
+    welcome_message_custom_text: 'Welcome aboard, friend!',
+  });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
   const mail = await smtp.waitFor(to('smtp-invitee@example.com'));
   assert.match(mail.subject, /invited you to join Test Organization$/);
@@ -166,7 +170,9 @@ test('mentions sent at once join one batch: every message in it, one job', async
   await channelWith('burst', [away, ...senders]);
   const mention = `@**Away Burst|${away.id}**`;
   // Sends adding to one batch (and racing to start it) do not wait on each other's batch row.
-  await Promise.all(senders.flatMap((s, i) => [0, 1].map((k) => send(s, { type: 'stream', to: 'burst', topic: 'at once', content: `${mention} point ${i}.${k}` }))));
+  await Promise.all(
+    senders.flatMap((s, i) => [0, 1].map((k) => send(s, { type: 'stream', to: 'burst', topic: 'at once', content: `${mention} point ${i}.${k}` }))),
+  );
   const pending = await server.svc.db.selectFrom('missed_message_emails').select(['scheduled_at']).where('user_id', '=', away.id).execute();
   assert.equal(pending.length, 8);
   assert.equal(new Set(pending.map((p) => p.scheduled_at.getTime())).size, 1, 'one batch');
@@ -186,7 +192,8 @@ test('missed messages follow the settings: offline emails off, wildcard mentions
   assert.equal((await noWildcards.patch('/settings', { wildcard_mentions_notify: false })).status, 200);
   const channelId = await channelWith('settings-room', [quiet, noWildcards, watcher, present, sender]);
   assert.equal(
-    (await watcher.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: channelId, property: 'email_notifications', value: true }] })).status,
+    (await watcher.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: channelId, property: 'email_notifications', value: true }] }))
+      .status,
     200,
   );
   assert.equal((await present.post('/users/me/presence', { status: 'active' })).status, 200);
@@ -224,10 +231,16 @@ test('missed messages: group mentions and followed topics, and the follow settin
   await send(sender, { type: 'stream', to: 'group-room', topic: 'roadmap', content: 'the roadmap moved' });
   await fireBatches();
   const helped = smtp.received.filter(to('helper@example.com'));
-  assert.deepEqual(helped.map((m) => m.subject), ['#group-room > help wanted']);
+  assert.deepEqual(
+    helped.map((m) => m.subject),
+    ['#group-room > help wanted'],
+  );
   assert.match(helped[0].text, /a group you belong to was mentioned/);
   const followed = smtp.received.filter(to('follower@example.com'));
-  assert.deepEqual(followed.map((m) => m.subject), ['#group-room > roadmap']);
+  assert.deepEqual(
+    followed.map((m) => m.subject),
+    ['#group-room > roadmap'],
+  );
   assert.match(followed[0].text, /you follow this topic/);
 
   assert.equal((await follower.patch('/settings', { enable_followed_topic_email_notifications: false })).status, 200);
@@ -257,7 +270,12 @@ test('a failing SMTP server: 4xx answers and refused logins are retried until th
   smtp.refuseNext(1, 550);
   assert.equal((await new Browser(server).post('/accounts/password/reset', { email: 'bounce@example.com' })).status, 200);
   await server.flushEmails();
-  const failed = await server.svc.db.selectFrom('jobs').select(['attempts', 'failed_at', 'last_error']).where('kind', '=', EMAIL_JOB).where('failed_at', 'is not', null).execute();
+  const failed = await server.svc.db
+    .selectFrom('jobs')
+    .select(['attempts', 'failed_at', 'last_error'])
+    .where('kind', '=', EMAIL_JOB)
+    .where('failed_at', 'is not', null)
+    .execute();
   assert.equal(failed.length, 1, 'a permanent refusal is not retried');
   assert.equal(failed[0].attempts, 1);
   assert.match(failed[0].last_error!, /550/);

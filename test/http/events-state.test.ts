@@ -18,7 +18,7 @@ let emails = 0;
 
 type Action = { name: string; run: (actors: Client[]) => Promise<unknown> };
 
-const pick = <T,>(list: T[], i: number) => list[i % list.length];
+const pick = <T>(list: T[], i: number) => list[i % list.length];
 
 function actionArb(): fc.Arbitrary<Action> {
   const target = fc.nat();
@@ -69,9 +69,9 @@ test('for every action, fresh state = old state + events (owner and member viewe
 test('actions racing a register: no event lost, none counted twice', async () => {
   for (let round = 0; round < 3; round++) {
     const acting = Array.from({ length: 6 }, (_, i) =>
-      server.createUser({ email: `race${round}-${i}@example.com`, fullName: `Race ${round} ${i}` }).then((c) =>
-        server.owner.patch(`/users/${c.id}`, { full_name: `Raced ${round} ${i}` }),
-      ),
+      server
+        .createUser({ email: `race${round}-${i}@example.com`, fullName: `Race ${round} ${i}` })
+        .then((c) => server.owner.patch(`/users/${c.id}`, { full_name: `Raced ${round} ${i}` })),
     );
     const viewer = await registerViewer(server, server.owner);
     await Promise.all(acting);
@@ -93,7 +93,8 @@ test('the same for guests limited to the users they share something with, with a
   const sharing: fc.Arbitrary<Action> = fc.oneof(
     target.map((i) => ({
       name: `join guest room ${i}`,
-      run: async (all: Client[]) => server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'guest room' }], principals: [pick(all.slice(1), i).id] }),
+      run: async (all: Client[]) =>
+        server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'guest room' }], principals: [pick(all.slice(1), i).id] }),
     })),
     target.map((i) => ({
       name: `leave guest room ${i}`,
@@ -101,10 +102,17 @@ test('the same for guests limited to the users they share something with, with a
     })),
     target.map((i) => ({
       name: `direct message from ${i}`,
-      run: async (all: Client[]) => (await server.clientFor(pick(all.slice(1), i).id)).post('/messages', { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello' }),
+      run: async (all: Client[]) =>
+        (await server.clientFor(pick(all.slice(1), i).id)).post('/messages', { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello' }),
     })),
-    fc.constant({ name: 'guest joins hall', run: async () => server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hall' }], principals: [guest.id] }) }),
-    fc.constant({ name: 'guest leaves hall', run: async () => server.owner.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [guest.id] }) }),
+    fc.constant({
+      name: 'guest joins hall',
+      run: async () => server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'hall' }], principals: [guest.id] }),
+    }),
+    fc.constant({
+      name: 'guest leaves hall',
+      run: async () => server.owner.delete('/users/me/subscriptions', { subscriptions: ['hall'], principals: [guest.id] }),
+    }),
   );
   await setAccess(groups['role:members']);
   try {

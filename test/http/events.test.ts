@@ -105,7 +105,10 @@ test('realm_users: active users without is_active, others in realm_non_active_us
   await server.owner.delete(`/users/${gone.id}`);
   const state = await register(member, { fetch_event_types: ['realm_user'] });
   const ids = state.realm_users.map((u: any) => u.user_id);
-  assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a: number, b: number) => a - b),
+  );
   assert.ok(ids.includes(server.owner.id) && ids.includes(member.id) && !ids.includes(gone.id));
   assert.ok(state.realm_non_active_users.some((u: any) => u.user_id === gone.id));
   for (const u of state.realm_users) {
@@ -160,7 +163,7 @@ test('a client registers, another user acts, the event arrives, is acknowledged 
   assert.equal(event.op, 'add');
   assert.equal(event.person.user_id, created.body.user_id);
   assert.equal(event.person.full_name, 'New Arrival');
-  assert.equal(event.person.avatar_url, null, 'shaped by the queue\'s client_svcavatar');
+  assert.equal(event.person.avatar_url, null, "shaped by the queue's client_svcavatar");
   assert.equal(typeof event.id, 'number');
   const again = await member.get('/events', { queue_id: state.queue_id, last_event_id: event.id, dont_block: true });
   assert.deepEqual(again.body.events, []);
@@ -185,7 +188,10 @@ test('the long-poll is held until an event arrives', async () => {
   assert.equal(done, false, 'still parked');
   await server.owner.patch(`/users/${member.id}`, { full_name: 'Renamed Member' });
   const res = await poll;
-  assert.deepEqual(res.body.events.map((e: any) => [e.type, e.op, e.person.full_name]), [['realm_user', 'update', 'Renamed Member']]);
+  assert.deepEqual(
+    res.body.events.map((e: any) => [e.type, e.op, e.person.full_name]),
+    [['realm_user', 'update', 'Renamed Member']],
+  );
 });
 
 test('an idle poll ends with a heartbeat, a real event with an id', async () => {
@@ -235,7 +241,7 @@ test('deleting a queue answers the poll parked on it; the next poll is BAD_EVENT
   assert.equal(after.body.code, 'BAD_EVENT_QUEUE_ID');
 });
 
-test('bad queue ids: unknown, another user\'s, deleted', async () => {
+test("bad queue ids: unknown, another user's, deleted", async () => {
   const unknown = await member.get('/events', { queue_id: 'nope', last_event_id: -1 });
   assert.equal(unknown.status, 400);
   assert.deepEqual(unknown.body, { result: 'error', msg: 'Bad event queue ID: nope', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'nope' });
@@ -269,7 +275,10 @@ test('deactivating a user ends their parked poll and drops their queues; back, t
   const watcher = await register(member, { event_types: ['realm_user'] });
   assert.equal((await server.owner.delete(`/users/${leaving.id}`)).status, 200);
   const seen = await member.get('/events', { queue_id: watcher.queue_id, last_event_id: -1, dont_block: true });
-  assert.deepEqual(seen.body.events.map((e: any) => [e.type, e.op, e.person.user_id, e.person.is_active]), [['realm_user', 'update', leaving.id, false]]);
+  assert.deepEqual(
+    seen.body.events.map((e: any) => [e.type, e.op, e.person.user_id, e.person.is_active]),
+    [['realm_user', 'update', leaving.id, false]],
+  );
 });
 
 test('GET /events parameter errors', async () => {
@@ -284,7 +293,11 @@ test('GET /events parameter errors', async () => {
   const future = await member.get('/events', { queue_id: state.queue_id, last_event_id: 5, dont_block: true });
   assert.equal(future.body.msg, 'Event 5 was not in this queue');
   const kept = await member.get('/events', { queue_id: state.queue_id, last_event_id: 0, dont_block: true });
-  assert.deepEqual(kept.body.events.map((e: any) => e.person.full_name), ['Event One'], 'the refused poll pruned nothing');
+  assert.deepEqual(
+    kept.body.events.map((e: any) => e.person.full_name),
+    ['Event One'],
+    'the refused poll pruned nothing',
+  );
 });
 
 test('register parameter rules', async () => {
@@ -309,7 +322,11 @@ test('register parameter rules', async () => {
 
 test('unauthenticated register: only where spectators are allowed, without a queue', async () => {
   assert.equal((await server.anonymous.post('/register')).status, 401);
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: true }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ enable_spectator_access: true }) })
+    .where('id', '=', 1)
+    .execute();
   try {
     const res = await server.anonymous.post('/register');
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -341,14 +358,21 @@ test('users a guest may not see: omitted with user_list_incomplete, else "Unknow
       fetch_event_types: ['realm_user'],
       client_capabilities: { notification_settings_null: true, user_list_incomplete: true },
     });
-    assert.deepEqual(incomplete.realm_users.map((u: any) => u.user_id), [guest.id]);
+    assert.deepEqual(
+      incomplete.realm_users.map((u: any) => u.user_id),
+      [guest.id],
+    );
     const legacy = await register(guest, { fetch_event_types: ['realm_user'] });
     const unknown = legacy.realm_users.find((u: any) => u.user_id === member.id);
     assert.equal(unknown.full_name, 'Unknown user');
     assert.equal(legacy.realm_users.find((u: any) => u.user_id === guest.id).full_name, 'Lim Ited');
     assert.equal((await guest.get(`/users/${member.id}`)).body.msg, 'No such user');
   } finally {
-    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+    await server.svc.db
+      .updateTable('realms')
+      .set({ group_settings: JSON.stringify(realm.group_settings) })
+      .where('id', '=', 1)
+      .execute();
   }
 });
 
@@ -393,7 +417,10 @@ test('queues survive graceful restarts', async () => {
     const owner = await second.clientFor(second.owner.id);
     const res = await owner.get('/events', { queue_id: state.body.queue_id, last_event_id: -1, dont_block: true });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.events.map((e: any) => e.type), ['realm_user', 'restart']);
+    assert.deepEqual(
+      res.body.events.map((e: any) => e.type),
+      ['realm_user', 'restart'],
+    );
     assert.equal(res.body.events[0].person.full_name, 'Before Restart');
     assert.equal(res.body.events[1].svc_feature_level, SVC_FEATURE_LEVEL);
     assert.equal(res.body.events[1].svc_version, SVC_VERSION);
@@ -403,7 +430,11 @@ test('queues survive graceful restarts', async () => {
     await second.createUser({ fullName: 'After Restart', email: 'after@example.com' });
     const later = await owner.get('/events', { queue_id: state.body.queue_id, last_event_id: res.body.events[1].id, dont_block: true });
     assert.equal(later.body.events[0].person.full_name, 'After Restart');
-    assert.deepEqual(later.body.events.map((e: any) => e.type), ['realm_user'], 'the restored queue keeps its event_types');
+    assert.deepEqual(
+      later.body.events.map((e: any) => e.type),
+      ['realm_user'],
+      'the restored queue keeps its event_types',
+    );
   } finally {
     await first.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -426,7 +457,10 @@ test('a limited guest sees, and hears about, only the users it shares a channel 
     const stranger = await server.createUser({ fullName: 'Stran Ger', email: 'stranger@example.com' });
     await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name: 'shared-room' }], principals: [guest.id, colleague.id] });
     await pen.post('/messages', { type: 'direct', to: JSON.stringify([guest.id]), content: 'hello guest' });
-    const state = await register(guest, { fetch_event_types: ['realm_user'], client_capabilities: { notification_settings_null: true, user_list_incomplete: true } });
+    const state = await register(guest, {
+      fetch_event_types: ['realm_user'],
+      client_capabilities: { notification_settings_null: true, user_list_incomplete: true },
+    });
     const seen = state.realm_users.map((u: any) => u.user_id);
     assert.ok(seen.includes(colleague.id) && seen.includes(pen.id) && seen.includes(guest.id));
     assert.ok(!seen.includes(stranger.id));
@@ -435,9 +469,17 @@ test('a limited guest sees, and hears about, only the users it shares a channel 
     await server.owner.patch(`/users/${stranger.id}`, { full_name: 'Still Strange' });
     await server.owner.patch(`/users/${colleague.id}`, { full_name: 'Known Colleague' });
     const events = (await guest.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true })).body.events;
-    assert.deepEqual(events.map((e: any) => e.person.user_id), [colleague.id], 'no news about users the guest cannot see');
+    assert.deepEqual(
+      events.map((e: any) => e.person.user_id),
+      [colleague.id],
+      'no news about users the guest cannot see',
+    );
   } finally {
-    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+    await server.svc.db
+      .updateTable('realms')
+      .set({ group_settings: JSON.stringify(realm.group_settings) })
+      .where('id', '=', 1)
+      .execute();
     server.svc.credentials.clear();
   }
 });
@@ -454,11 +496,17 @@ test('a limited guest: users it stops seeing are "Unknown user"; a newcomer it m
 
     const incomplete = { client_capabilities: { notification_settings_null: true, user_list_incomplete: true } };
     const legacy = await registerViewer(server, guest, { event_types: ['realm_user', 'user_group'], fetch_event_types: ['realm_user', 'realm_user_groups'] });
-    const partial = await registerViewer(server, guest, { ...incomplete, event_types: ['realm_user', 'user_group'], fetch_event_types: ['realm_user', 'realm_user_groups'] });
+    const partial = await registerViewer(server, guest, {
+      ...incomplete,
+      event_types: ['realm_user', 'user_group'],
+      fetch_event_types: ['realm_user', 'realm_user_groups'],
+    });
     const created = await server.owner.post('/users', { email: 'hidden@example.com', password: 'secret123', full_name: 'Hidden Newcomer' });
     const newId = created.body.user_id;
     const heard = async (viewer: typeof legacy) =>
-      (await guest.get('/events', { queue_id: viewer.queueId, last_event_id: viewer.lastEventId, dont_block: true })).body.events.filter((e: any) => e.type === 'realm_user');
+      (await guest.get('/events', { queue_id: viewer.queueId, last_event_id: viewer.lastEventId, dont_block: true })).body.events.filter(
+        (e: any) => e.type === 'realm_user',
+      );
     const placeholder = await heard(legacy);
     assert.equal(placeholder.length, 1);
     assert.deepEqual(
@@ -475,7 +523,10 @@ test('a limited guest: users it stops seeing are "Unknown user"; a newcomer it m
     assert.ok(departure.some((e: any) => e.group_id === groups['role:members']));
     for (const v of [legacy, partial]) await expectStateInSync(server, v, 'after its deactivation');
     const fresh = await register(guest, { fetch_event_types: ['realm_user'] });
-    assert.ok(fresh.realm_users.some((u: any) => u.user_id === newId), 'an "Unknown user" reads as active: nothing about them shows');
+    assert.ok(
+      fresh.realm_users.some((u: any) => u.user_id === newId),
+      'an "Unknown user" reads as active: nothing about them shows',
+    );
     assert.ok(!fresh.realm_non_active_users.some((u: any) => u.user_id === newId));
 
     assert.equal((await server.owner.post(`/users/${newId}/reactivate`)).status, 200);
@@ -499,7 +550,11 @@ test('a limited guest promoted to member hears of the users it now sees; made a 
       assert.equal((await server.owner.patch(`/users/${guest.id}`, { role })).status, 200);
       const events = (await guest.get('/events', { queue_id: viewers[0].queueId, last_event_id: -1, dont_block: true })).body.events;
       const about = events.filter((e: any) => e.type === 'realm_user' && e.person.user_id === member.id);
-      assert.deepEqual(about.map((e: any) => [e.op, e.person.full_name === 'Unknown user']), [[role === ROLE.MEMBER ? 'add' : 'remove', role !== ROLE.MEMBER]], label);
+      assert.deepEqual(
+        about.map((e: any) => [e.op, e.person.full_name === 'Unknown user']),
+        [[role === ROLE.MEMBER ? 'add' : 'remove', role !== ROLE.MEMBER]],
+        label,
+      );
       for (const v of viewers) await expectStateInSync(server, v, `${label} (${JSON.stringify(v.params)})`);
     }
   } finally {

@@ -72,7 +72,10 @@ test('realm.json, messages and emoji files in the reference layout', async () =>
   const first = api.find((m: any) => m.content.includes('hello'));
   const rawFirst = ok(await owner.get(`/messages/${first.id}`, { apply_markdown: false })).message;
   assert.equal((byId.get(first.id) as any).content, rawFirst.content);
-  const reactions = realm.zerver_reaction.filter((r: any) => r.message === first.id).map((r: any) => r.emoji_name).sort();
+  const reactions = realm.zerver_reaction
+    .filter((r: any) => r.message === first.id)
+    .map((r: any) => r.emoji_name)
+    .sort();
   assert.deepEqual(reactions, first.reactions.map((r: any) => r.emoji_name).sort());
   const dm = api.find((m: any) => m.type === 'private');
   const um = messages.zerver_usermessage.find((u: any) => u.message === dm.id && u.user_profile === owner.id);
@@ -82,7 +85,10 @@ test('realm.json, messages and emoji files in the reference layout', async () =>
   assert.ok(realm.zerver_client.some((c: any) => c.id === (byId.get(dm.id) as any).sending_client));
 
   const emoji = json(dir, 'emoji/records.json');
-  assert.deepEqual(emoji.map((e: any) => e.name), ['backed_emoji']);
+  assert.deepEqual(
+    emoji.map((e: any) => e.name),
+    ['backed_emoji'],
+  );
   assert.deepEqual(readFileSync(join(dir, 'emoji', emoji[0].path)), GIF);
   assert.deepEqual(json(dir, 'uploads/records.json'), []);
 });
@@ -90,7 +96,10 @@ test('realm.json, messages and emoji files in the reference layout', async () =>
 test('an export holds one organization only', async () => {
   const dir = await exported('other');
   const realm = json(dir, 'realm.json');
-  assert.deepEqual(realm.zerver_stream.map((s: any) => s.name).filter((n: string) => n === 'backed' || n === 'elsewhere'), ['elsewhere']);
+  assert.deepEqual(
+    realm.zerver_stream.map((s: any) => s.name).filter((n: string) => n === 'backed' || n === 'elsewhere'),
+    ['elsewhere'],
+  );
   const messages = json(dir, 'messages-000001.json').zerver_message;
   assert.ok(messages.every((m: any) => m.realm === realm.zerver_realm[0].id));
   assert.ok(!messages.some((m: any) => m.content.includes('backed')));
@@ -136,12 +145,21 @@ test('an organization exported here imports as a new one with the same content',
   assert.equal(imported.string_id, 'copied');
   const copy = await clientIn('copied', owner.email!);
   assert.deepEqual(await conversation(copy), await conversation(owner));
-  const people = async (c: Client) => ok(await c.get('/users')).members.map((m: any) => [m.email, m.full_name, m.role, m.is_bot]).sort();
+  const people = async (c: Client) =>
+    ok(await c.get('/users'))
+      .members.map((m: any) => [m.email, m.full_name, m.role, m.is_bot])
+      .sort();
   assert.deepEqual(await people(copy), await people(owner));
-  const channels = async (c: Client) => ok(await c.get('/users/me/subscriptions')).subscriptions.map((s: any) => [s.name, s.description, s.color]).sort();
+  const channels = async (c: Client) =>
+    ok(await c.get('/users/me/subscriptions'))
+      .subscriptions.map((s: any) => [s.name, s.description, s.color])
+      .sort();
   assert.deepEqual(await channels(copy), await channels(owner));
   const emoji = Object.values(ok(await copy.get('/realm/emoji')).emoji) as any[];
-  assert.deepEqual(emoji.map((e) => e.name), ['backed_emoji']);
+  assert.deepEqual(
+    emoji.map((e) => e.name),
+    ['backed_emoji'],
+  );
   const image = await server.app.inject({ method: 'GET', url: emoji[0].source_url, headers: { host: 'copied.confab.test' } });
   assert.deepEqual(image.rawPayload, GIF);
   const settings = ok(await copy.post('/register', { fetch_event_types: ['realm'] }));
@@ -155,43 +173,64 @@ test('an organization exported here imports as a new one with the same content',
 function handMadeExport(): string {
   const dir = scratchDir();
   const t = 1_700_000_000;
-  writeFileSync(join(dir, 'realm.json'), JSON.stringify({
-    zerver_realm: [{ id: 7, name: 'Hand Made', string_id: 'hand' }],
-    zerver_userprofile: [
-      { id: 11, email: 'ada@hand.example', delivery_email: 'ada@hand.example', full_name: 'Ada', role: 100, is_active: true, recipient: 101 },
-      { id: 12, email: 'bob@hand.example', delivery_email: 'bob@hand.example', full_name: 'Bob', role: 400, is_active: true, recipient: 102 },
-    ],
-    zerver_stream: [{ id: 21, name: 'lab', description: 'the lab', invite_only: false, recipient: 121 }],
-    zerver_recipient: [
-      { id: 101, type: 1, type_id: 11 },
-      { id: 102, type: 1, type_id: 12 },
-      { id: 121, type: 2, type_id: 21 },
-    ],
-    zerver_subscription: [
-      { id: 1, user_profile: 11, recipient: 121, active: true, color: '#76ce90' },
-      { id: 2, user_profile: 12, recipient: 121, active: true, color: '#76ce90' },
-    ],
-    zerver_realmemoji: [{ id: 31, name: 'handy', file_name: 'handy.gif', author: 11, deactivated: false }],
-    zerver_reaction: [
-      { id: 1, message: 41, user_profile: 12, emoji_name: 'handy', emoji_code: '31', reaction_type: 'realm_emoji' },
-      { id: 2, message: 43, user_profile: 11, emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' },
-    ],
-    zerver_client: [{ id: 1, name: 'website' }],
-  }));
-  const message = (id: number, sender: number, recipient: number, content: string, i: number) => ({ id, sender, recipient, subject: recipient === 121 ? 'bench' : '', content, rendered_content: `<p>${content}</p>`, date_sent: t + i, sending_client: 1 });
-  writeFileSync(join(dir, 'messages-000001.json'), JSON.stringify({
-    zerver_message: [message(41, 11, 121, 'first', 1), message(42, 12, 101, 'a direct one', 2)],
-    zerver_usermessage: [
-      { id: 1, user_profile: 11, message: 41, flags_mask: 1 | 2 },
-      { id: 2, user_profile: 12, message: 41, flags_mask: 0 },
-      { id: 3, user_profile: 11, message: 42, flags_mask: 1 << 11 },
-      { id: 4, user_profile: 12, message: 42, flags_mask: 1 | (1 << 11) },
-    ],
-  }));
-  writeFileSync(join(dir, 'messages-000002.json'), JSON.stringify({
-    zerver_message: [message(43, 11, 121, 'third', 3)],
-    zerver_usermessage: [{ id: 5, user_profile: 11, message: 43, flags_mask: 1 }, { id: 6, user_profile: 12, message: 43, flags_mask: 0 }],
-  }));
+  writeFileSync(
+    join(dir, 'realm.json'),
+    JSON.stringify({
+      zerver_realm: [{ id: 7, name: 'Hand Made', string_id: 'hand' }],
+      zerver_userprofile: [
+        { id: 11, email: 'ada@hand.example', delivery_email: 'ada@hand.example', full_name: 'Ada', role: 100, is_active: true, recipient: 101 },
+        { id: 12, email: 'bob@hand.example', delivery_email: 'bob@hand.example', full_name: 'Bob', role: 400, is_active: true, recipient: 102 },
+      ],
+      zerver_stream: [{ id: 21, name: 'lab', description: 'the lab', invite_only: false, recipient: 121 }],
+      zerver_recipient: [
+        { id: 101, type: 1, type_id: 11 },
+        { id: 102, type: 1, type_id: 12 },
+        { id: 121, type: 2, type_id: 21 },
+      ],
+      zerver_subscription: [
+        { id: 1, user_profile: 11, recipient: 121, active: true, color: '#76ce90' },
+        { id: 2, user_profile: 12, recipient: 121, active: true, color: '#76ce90' },
+      ],
+      zerver_realmemoji: [{ id: 31, name: 'handy', file_name: 'handy.gif', author: 11, deactivated: false }],
+      zerver_reaction: [
+        { id: 1, message: 41, user_profile: 12, emoji_name: 'handy', emoji_code: '31', reaction_type: 'realm_emoji' },
+        { id: 2, message: 43, user_profile: 11, emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' },
+      ],
+      zerver_client: [{ id: 1, name: 'website' }],
+    }),
+  );
+  const message = (id: number, sender: number, recipient: number, content: string, i: number) => ({
+    id,
+    sender,
+    recipient,
+    subject: recipient === 121 ? 'bench' : '',
+    content,
+    rendered_content: `<p>${content}</p>`,
+    date_sent: t + i,
+    sending_client: 1,
+  });
+  writeFileSync(
+    join(dir, 'messages-000001.json'),
+    JSON.stringify({
+      zerver_message: [message(41, 11, 121, 'first', 1), message(42, 12, 101, 'a direct one', 2)],
+      zerver_usermessage: [
+        { id: 1, user_profile: 11, message: 41, flags_mask: 1 | 2 },
+        { id: 2, user_profile: 12, message: 41, flags_mask: 0 },
+        { id: 3, user_profile: 11, message: 42, flags_mask: 1 << 11 },
+        { id: 4, user_profile: 12, message: 42, flags_mask: 1 | (1 << 11) },
+      ],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'messages-000002.json'),
+    JSON.stringify({
+      zerver_message: [message(43, 11, 121, 'third', 3)],
+      zerver_usermessage: [
+        { id: 5, user_profile: 11, message: 43, flags_mask: 1 },
+        { id: 6, user_profile: 12, message: 43, flags_mask: 0 },
+      ],
+    }),
+  );
   mkdirSync(join(dir, 'emoji', '7', 'emoji', 'images'), { recursive: true });
   writeFileSync(join(dir, 'emoji', '7', 'emoji', 'images', 'handy.gif'), GIF);
   writeFileSync(join(dir, 'emoji', 'records.json'), JSON.stringify([{ realm_id: 7, file_name: 'handy.gif', path: '7/emoji/images/handy.gif' }]));
@@ -202,24 +241,44 @@ test('an interrupted import resumes from the next file, importing nothing twice'
   const dir = handMadeExport();
   const stateFile = join(scratchDir(), 'state.json');
   const data = readExportDir(dir);
-  const broken = { ...data, readMessages: (name: string) => {
-    if (name === 'messages-000002.json') throw new Error('interrupted');
-    return data.readMessages(name);
-  } };
+  const broken = {
+    ...data,
+    readMessages: (name: string) => {
+      if (name === 'messages-000002.json') throw new Error('interrupted');
+      return data.readMessages(name);
+    },
+  };
   await assert.rejects(importRealm(server.svc, broken, 'hand', stateFile, silentProgress()), /interrupted/);
   const ada = await clientIn('hand', 'ada@hand.example');
   assert.equal((await conversation(ada)).length, 2);
   await importRealm(server.svc, data, 'hand', stateFile, silentProgress());
   const seen = await conversation(ada);
-  assert.deepEqual(seen.map((m: any) => m.content), ['first', 'a direct one', 'third']);
-  assert.deepEqual(seen[0], { sender: 'ada@hand.example', to: 'lab', topic: 'bench', content: 'first', timestamp: 1_700_000_001, reactions: ['handy:other'], flags: ['read', 'starred'] });
+  assert.deepEqual(
+    seen.map((m: any) => m.content),
+    ['first', 'a direct one', 'third'],
+  );
+  assert.deepEqual(seen[0], {
+    sender: 'ada@hand.example',
+    to: 'lab',
+    topic: 'bench',
+    content: 'first',
+    timestamp: 1_700_000_001,
+    reactions: ['handy:other'],
+    flags: ['read', 'starred'],
+  });
   assert.deepEqual(seen[2].reactions, ['octopus:me']);
   assert.deepEqual(seen[1].to, ['ada@hand.example', 'bob@hand.example']);
   const bob = await clientIn('hand', 'bob@hand.example');
   const bobs = await conversation(bob);
-  assert.deepEqual(bobs.map((m: any) => m.flags), [[], ['read'], []]);
+  assert.deepEqual(
+    bobs.map((m: any) => m.flags),
+    [[], ['read'], []],
+  );
   const emoji = Object.values(ok(await ada.get('/realm/emoji')).emoji) as any[];
-  assert.deepEqual(emoji.map((e) => [e.name, e.author_id]), [['handy', ada.id]]);
+  assert.deepEqual(
+    emoji.map((e) => [e.name, e.author_id]),
+    [['handy', ada.id]],
+  );
   // Renamed to this server's file names, so it is served like any uploaded emoji.
   const served = await server.app.inject({ method: 'GET', url: emoji[0].source_url, headers: ada.host ? { host: ada.host } : {} });
   assert.deepEqual([served.statusCode, served.rawPayload], [200, GIF]);
@@ -236,9 +295,21 @@ test('a Slack export becomes an organization: users, channels, messages, reactio
   w('dms.json', [{ id: 'D1', members: ['U1', 'U2'] }]);
   mkdirSync(join(dir, 'random'));
   w('random/2024-01-01.json', [
-    { type: 'message', user: 'U1', text: 'hi <@U2>, see <https://example.com|the site> and *this*', ts: '1704103200.000100', reactions: [{ name: 'octopus', users: ['U2'], count: 1 }] },
+    {
+      type: 'message',
+      user: 'U1',
+      text: 'hi <@U2>, see <https://example.com|the site> and *this*',
+      ts: '1704103200.000100',
+      reactions: [{ name: 'octopus', users: ['U2'], count: 1 }],
+    },
     { type: 'message', subtype: 'channel_join', user: 'U2', text: '<@U2> has joined', ts: '1704103201.000100' },
-    { type: 'message', user: 'U2', text: 'a file', ts: '1704103300.000100', files: [{ name: 'plan.pdf', url_private: 'https://files.slack.example/plan.pdf' }] },
+    {
+      type: 'message',
+      user: 'U2',
+      text: 'a file',
+      ts: '1704103300.000100',
+      files: [{ name: 'plan.pdf', url_private: 'https://files.slack.example/plan.pdf' }],
+    },
     { type: 'message', user: 'U1', text: 'party :party-parrot:', ts: '1704103400.000100', reactions: [{ name: 'parrot', users: ['U2'], count: 1 }] },
   ]);
   // Slack's emoji.list answer, with the images an export tool saved beside it.
@@ -258,15 +329,24 @@ test('a Slack export becomes an organization: users, channels, messages, reactio
   const realm = await importFrom(server.svc, dir, 'slacked', silentProgress());
   assert.equal(realm.string_id, 'slacked');
   const cleo = await clientIn('slacked', 'cleo@slack.example');
-  const people = ok(await cleo.get('/users')).members.filter((m: any) => !m.is_bot).map((m: any) => [m.full_name, m.role]).sort();
-  assert.deepEqual(people, [['Cleo Owner', 100], ['Dan Member', 400]]);
-  const seen = await conversation(cleo);
-  assert.deepEqual(seen.map((m: any) => [m.to, m.topic, m.content]), [
-    ['random', SLACK_TOPIC, 'hi @**Dan Member**, see [the site](https://example.com) and **this**'],
-    ['random', SLACK_TOPIC, 'a file\n[plan.pdf](https://files.slack.example/plan.pdf)'],
-    ['random', SLACK_TOPIC, 'party :party-parrot:'],
-    [['cleo@slack.example', 'dan@slack.example'], '', 'psst'],
+  const people = ok(await cleo.get('/users'))
+    .members.filter((m: any) => !m.is_bot)
+    .map((m: any) => [m.full_name, m.role])
+    .sort();
+  assert.deepEqual(people, [
+    ['Cleo Owner', 100],
+    ['Dan Member', 400],
   ]);
+  const seen = await conversation(cleo);
+  assert.deepEqual(
+    seen.map((m: any) => [m.to, m.topic, m.content]),
+    [
+      ['random', SLACK_TOPIC, 'hi @**Dan Member**, see [the site](https://example.com) and **this**'],
+      ['random', SLACK_TOPIC, 'a file\n[plan.pdf](https://files.slack.example/plan.pdf)'],
+      ['random', SLACK_TOPIC, 'party :party-parrot:'],
+      [['cleo@slack.example', 'dan@slack.example'], '', 'psst'],
+    ],
+  );
   // Custom emoji (an alias is the same image under another name), used by reactions and in messages.
   const custom = Object.values(ok(await cleo.get('/realm/emoji')).emoji) as any[];
   assert.deepEqual(custom.map((e) => e.name).sort(), ['parrot', 'party-parrot']);
@@ -302,10 +382,19 @@ test("message files go into the export's uploads/ with their records and links",
   const dir = await exported('');
   assert.equal(readFileSync(join(dir, 'uploads', pathId), 'utf8'), 'the quarterly report');
   const records = json(dir, 'uploads/records.json');
-  assert.deepEqual(records.map((r: any) => [r.path, r.size, r.content_type, r.user_profile_id]), [[pathId, 20, 'text/plain', owner.id]]);
+  assert.deepEqual(
+    records.map((r: any) => [r.path, r.size, r.content_type, r.user_profile_id]),
+    [[pathId, 20, 'text/plain', owner.id]],
+  );
   const { zerver_attachment, zerver_attachment_messages } = json(dir, 'attachment.json');
-  assert.deepEqual(zerver_attachment.map((a: any) => [a.path_id, a.file_name, a.messages]), [[pathId, 'report.txt', [id]]]);
-  assert.deepEqual(zerver_attachment_messages.map((l: any) => [l.attachment_id, l.message_id]), [[zerver_attachment[0].id, id]]);
+  assert.deepEqual(
+    zerver_attachment.map((a: any) => [a.path_id, a.file_name, a.messages]),
+    [[pathId, 'report.txt', [id]]],
+  );
+  assert.deepEqual(
+    zerver_attachment_messages.map((l: any) => [l.attachment_id, l.message_id]),
+    [[zerver_attachment[0].id, id]],
+  );
   ok(await owner.delete(`/messages/${id}`));
 
   // Imported, the file lives at a path of the new organization, and the message links it there.

@@ -42,7 +42,9 @@ function raw(request: string | Buffer): Promise<RawResponse> {
       const headers: Record<string, string> = {};
       for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
       const length = Number(headers['content-length'] ?? 0);
-      const bodyText = Buffer.from(text.slice(split + 4)).subarray(0, length).toString();
+      const bodyText = Buffer.from(text.slice(split + 4))
+        .subarray(0, length)
+        .toString();
       let body: any = bodyText;
       try {
         body = JSON.parse(bodyText);
@@ -101,9 +103,13 @@ test('a malformed URL or request line answers 400', async () => {
 
 test('a body too large answers 413', async () => {
   const body = 'a='.padEnd(5 * 1024 * 1024, 'x');
-  const res = await raw(`POST /api/v1/messages HTTP/1.1\r\nHost: confab.test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  const res = await raw(
+    `POST /api/v1/messages HTTP/1.1\r\nHost: confab.test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  );
   assertEnvelope('5 MiB body', res, 413);
-  const declared = await raw(`POST /api/v1/messages HTTP/1.1\r\nHost: confab.test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\nabc`);
+  const declared = await raw(
+    `POST /api/v1/messages HTTP/1.1\r\nHost: confab.test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\nabc`,
+  );
   assertEnvelope('declared 50 MiB', declared, 413);
 });
 

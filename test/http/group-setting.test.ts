@@ -51,10 +51,12 @@ test('system groups nest by role', async () => {
   );
 });
 
-test('an anonymous value admits its members and its subgroups\' members', async () => {
-  const id = await server.svc.db.transaction().execute((tx) =>
-    storeGroupSettingValue(tx, realmId, { direct_members: [users.guest.id], direct_subgroups: [groups['role:administrators']] }, 'can_x_group'),
-  );
+test("an anonymous value admits its members and its subgroups' members", async () => {
+  const id = await server.svc.db
+    .transaction()
+    .execute((tx) =>
+      storeGroupSettingValue(tx, realmId, { direct_members: [users.guest.id], direct_subgroups: [groups['role:administrators']] }, 'can_x_group'),
+    );
   assert.deepEqual(await groupSettingValue(server.svc.db, id), {
     direct_members: [users.guest.id],
     direct_subgroups: [groups['role:administrators']],
@@ -63,7 +65,10 @@ test('an anonymous value admits its members and its subgroups\' members', async 
   assert.equal(await isUserInGroup(server.svc.db, users.admin.id, id), true);
   assert.equal(await isUserInGroup(server.svc.db, users.owner.id, id), true);
   assert.equal(await isUserInGroup(server.svc.db, users.member.id, id), false);
-  assert.equal(await settingValueEquals(server.svc.db, realmId, id, { direct_members: [users.guest.id], direct_subgroups: [groups['role:administrators']] }), true);
+  assert.equal(
+    await settingValueEquals(server.svc.db, realmId, id, { direct_members: [users.guest.id], direct_subgroups: [groups['role:administrators']] }),
+    true,
+  );
   assert.equal(await settingValueEquals(server.svc.db, realmId, id, groups['role:administrators']), false);
   await dropIfAnonymous(server.svc.db as any, id);
   assert.equal(await server.svc.db.selectFrom('user_groups').select('id').where('id', '=', id).executeTakeFirst(), undefined);
@@ -75,7 +80,10 @@ test('values are reduced to their simplest form', async () => {
   assert.equal(await store(groups['role:members']), groups['role:members']);
   assert.equal(await store({ direct_members: [], direct_subgroups: [groups['role:members']] }), groups['role:members']);
   assert.equal(await store({ direct_members: [], direct_subgroups: [] }), groups['role:nobody']);
-  assert.equal(await settingValueEquals(server.svc.db, realmId, groups['role:members'], { direct_members: [], direct_subgroups: [groups['role:members']] }), true);
+  assert.equal(
+    await settingValueEquals(server.svc.db, realmId, groups['role:members'], { direct_members: [], direct_subgroups: [groups['role:members']] }),
+    true,
+  );
 });
 
 test('invalid values and setting constraints are refused', async () => {
@@ -99,8 +107,14 @@ test('invalid values and setting constraints are refused', async () => {
   const system = await refusal({ direct_members: [users.member.id], direct_subgroups: [] }, { requireSystemGroup: true });
   assert.equal(system.code, 'SYSTEM_GROUP_REQUIRED');
   // A failed store leaves no anonymous group behind.
-  const before = await server.svc.db.selectFrom('user_groups').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const before = await server.svc.db
+    .selectFrom('user_groups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   await refusal({ direct_members: [users.member.id], direct_subgroups: [groups['role:internet']] });
-  const afterCount = await server.svc.db.selectFrom('user_groups').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const afterCount = await server.svc.db
+    .selectFrom('user_groups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   assert.equal(Number(afterCount.n), Number(before.n));
 });

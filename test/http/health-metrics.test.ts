@@ -11,7 +11,12 @@ let channelId: number;
 before(async () => {
   // A low per-address limit: health checks must never meet it.
   // The scheduler and the job worker stay idle: the backlog tests set their tables by hand.
-  server = await startTestServer({ metricsToken: TOKEN, schedulerIntervalMs: 3_600_000, jobIntervalMs: 3_600_000, rateLimit: { perUser: 100_000, perIp: 5, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 } });
+  server = await startTestServer({
+    metricsToken: TOKEN,
+    schedulerIntervalMs: 3_600_000,
+    jobIntervalMs: 3_600_000,
+    rateLimit: { perUser: 100_000, perIp: 5, windowSeconds: 60, loginFailures: 5, loginWindowSeconds: 1800 },
+  });
   channelId = (await server.owner.post('/channels/create', { name: 'ops', subscribers: [server.owner.id] })).body.id;
 });
 after(() => server.close());
@@ -31,7 +36,9 @@ const scrape = () => raw(server, '/metrics', { authorization: `Bearer ${TOKEN}` 
 
 /** The value of one sample line (`name{labels} value`), or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `) || (labels === '' && l.startsWith(`${name}{`) === false && l.startsWith(`${name} `)));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `) || (labels === '' && l.startsWith(`${name}{`) === false && l.startsWith(`${name} `)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -156,10 +163,20 @@ test('queues and parked polls are gauges of the queue registry', async () => {
 test('the scheduler backlog counts due, undelivered scheduled messages', async () => {
   assert.equal(sample((await scrape()).body, 'confab_scheduler_backlog'), 0);
   const later = Math.floor(Date.now() / 1000) + 3600;
-  const res = await server.owner.post('/scheduled_messages', { type: 'stream', to: channelId, topic: 't', content: 'later', scheduled_delivery_timestamp: later });
+  const res = await server.owner.post('/scheduled_messages', {
+    type: 'stream',
+    to: channelId,
+    topic: 't',
+    content: 'later',
+    scheduled_delivery_timestamp: later,
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(sample((await scrape()).body, 'confab_scheduler_backlog'), 0);
-  await server.svc.db.updateTable('scheduled_messages').set({ scheduled_at: new Date(Date.now() - 1000) }).where('id', '=', res.body.scheduled_message_id).execute();
+  await server.svc.db
+    .updateTable('scheduled_messages')
+    .set({ scheduled_at: new Date(Date.now() - 1000) })
+    .where('id', '=', res.body.scheduled_message_id)
+    .execute();
   assert.equal(sample((await scrape()).body, 'confab_scheduler_backlog'), 1);
 });
 
@@ -231,7 +248,10 @@ test('every metric the operators were promised is exported', async () => {
   // Names are fixed words (process metrics carry percentiles like p50), never ids or addresses.
   for (const name of names) assert.match(name, /^confab_[a-z][a-z0-9_]*$/);
   const labelValues = [...text.matchAll(/="([^"]*)"/g)].map((m) => m[1]);
-  assert.ok(labelValues.every((v) => !v.includes('@')), 'no addresses in label values');
+  assert.ok(
+    labelValues.every((v) => !v.includes('@')),
+    'no addresses in label values',
+  );
 });
 
 test('database pool gauges on PostgreSQL', { skip: process.env.CONFAB_TEST_DB !== 'postgres' }, async () => {

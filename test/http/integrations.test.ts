@@ -45,7 +45,10 @@ async function hook(integration: string, p: Post) {
 
 /** Posts a fixture and returns the messages it made, oldest first. */
 async function messagesOf(integration: string, p: Post) {
-  const last = await server.svc.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+  const last = await server.svc.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirstOrThrow();
   const res = await hook(integration, p);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return server.svc.db
@@ -163,9 +166,15 @@ test('github: ping, push and issues', async () => {
     "baxterthehacker opened [issue #2 Spelling error in the README file](https://github.com/baxterthehacker/public-repo/issues/2):\n\n~~~ quote\nIt looks like you accidently spelled 'commit' with two 't's.\n~~~",
   );
   const unsupported = await hook('github', gh('watch', 'issues.json'));
-  assert.deepEqual([unsupported.status, unsupported.body.code, unsupported.body.msg], [400, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'watch' event isn't currently supported by the GitHub webhook; ignoring"]);
+  assert.deepEqual(
+    [unsupported.status, unsupported.body.code, unsupported.body.msg],
+    [400, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE', "The 'watch' event isn't currently supported by the GitHub webhook; ignoring"],
+  );
   const noHeader = await hook('github', { body: fixture('github', 'issues.json') });
-  assert.deepEqual([noHeader.status, noHeader.body.code, noHeader.body.msg], [400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-GitHub-Event'"]);
+  assert.deepEqual(
+    [noHeader.status, noHeader.body.code, noHeader.body.msg],
+    [400, 'MISSING_HTTP_EVENT_HEADER', "Missing the HTTP event header 'X-GitHub-Event'"],
+  );
 });
 
 test('gitlab: push and issues, with and without the URL topic', async () => {
@@ -198,7 +207,12 @@ test('bad requests get clear errors and send nothing', async () => {
   assert.deepEqual([badStatus.status, badStatus.body.msg], [400, "Malformed payload: unknown alert status 'exploded'"]);
   const unknown = await server.app.inject({ method: 'POST', url: `/api/v1/external/nosuch?api_key=${bot.apiKey}`, payload: '{}' });
   assert.equal(unknown.statusCode, 404);
-  const noKey = await server.app.inject({ method: 'POST', url: '/api/v1/external/grafana?stream=hooks', payload: '{}', headers: { 'content-type': 'application/json' } });
+  const noKey = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/external/grafana?stream=hooks',
+    payload: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.deepEqual([noKey.statusCode, JSON.parse(noKey.body).msg], [400, "Missing 'api_key' argument"]);
   const badKey = await hook('grafana', { body: fixture('grafana', 'alert.json'), query: { api_key: 'x'.repeat(32) } });
   assert.deepEqual([badKey.status, badKey.body.msg], [401, 'Invalid API key']);

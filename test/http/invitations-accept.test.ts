@@ -8,7 +8,17 @@ import { Client } from '../support/server.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { setRealmDeactivated } from '../../src/realm/actions.ts';
-import { freshEmail, invitationTo, invite, invitesChangedListeners, ok, refused, setRealmSetting, startInvitationFixture, tokenOfLink } from './invitations.fixture.ts';
+import {
+  freshEmail,
+  invitationTo,
+  invite,
+  invitesChangedListeners,
+  ok,
+  refused,
+  setRealmSetting,
+  startInvitationFixture,
+  tokenOfLink,
+} from './invitations.fixture.ts';
 
 const { server, owner, admin, member, other, guest, sys } = await startInvitationFixture();
 after(() => server.close());
@@ -21,7 +31,14 @@ function accept(params: Record<string, unknown>, host?: string) {
 }
 
 async function userCount(): Promise<number> {
-  return Number((await server.svc.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  return Number(
+    (
+      await server.svc.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }
 
 /** The acceptance is refused and creates no account. */
@@ -37,7 +54,10 @@ async function refusedAndNoAccount(request: () => Promise<any>, msg: string, cod
 const channel = async (name: string, params: Record<string, unknown> = {}) =>
   ok(await owner.post('/channels/create', { name, subscribers: [owner.id], ...params })).id as number;
 
-const subscribedNames = async (c: Client) => ok(await c.get('/users/me/subscriptions')).subscriptions.map((s: any) => s.name).sort();
+const subscribedNames = async (c: Client) =>
+  ok(await c.get('/users/me/subscriptions'))
+    .subscriptions.map((s: any) => s.name)
+    .sort();
 
 test('invite, accept, log in: the account has the role, channels and groups the invitation named, and everyone hears of it', async () => {
   const secret = await channel('welcome secret', { invite_only: true });
@@ -130,7 +150,11 @@ test('refused: unknown, revoked, expired and replaced links; weak passwords and 
   const expired = freshEmail();
   ok(await invite(member, expired, { invite_expires_in_minutes: 5 }));
   const e = await invitationTo(server, expired);
-  await server.svc.db.updateTable('invitations').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', e.id).execute();
+  await server.svc.db
+    .updateTable('invitations')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where('id', '=', e.id)
+    .execute();
   await refusedAndNoAccount(() => accept({ key: e.token }), 'This invitation has expired.');
 
   // A resent invitation has a new link; the old one is dead.
@@ -264,8 +288,15 @@ test('an account created another way spends the invitations to its address', asy
   ok(await owner.post('/users', { email, password: PASSWORD, full_name: 'Direct Person' }));
   assert.deepEqual(await listeners.heard(), byId([owner.id, admin.id, member.id]));
   assert.ok(!ok(await admin.get('/invites')).invites.some((i: any) => i.email.toLowerCase() === email));
-  const rows = await server.svc.db.selectFrom('invitations').select('status').where((eb) => eb(eb.fn('lower', ['email']), '=', email)).execute();
-  assert.deepEqual(rows.map((r) => r.status), ['revoked', 'revoked']);
+  const rows = await server.svc.db
+    .selectFrom('invitations')
+    .select('status')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
+    .execute();
+  assert.deepEqual(
+    rows.map((r) => r.status),
+    ['revoked', 'revoked'],
+  );
   await refusedAndNoAccount(() => accept({ key: token }), 'This invitation has been revoked.');
   await listeners.close();
 });

@@ -38,7 +38,6 @@ async function invitationId(client: Client, params: Record<string, unknown> = {}
   return (await invitationTo(server, email)).id;
 }
 
-
 async function createLink(client: Client, params: Record<string, unknown> = {}) {
   const link = ok(await client.post('/invites/multiuse', params)).invite_link;
   assert.match(link, LINK);
@@ -76,16 +75,22 @@ test('POST /invites/multiuse: a link with the invitation settings, listed with l
   assert.equal(row.welcome_message_custom_text, 'Hello, guest');
   assert.equal(row.email, null);
   const channels = await server.svc.db.selectFrom('invitation_channels').select('channel_id').where('invitation_id', '=', row.id).execute();
-  assert.deepEqual(channels.map((c) => c.channel_id), [channel]);
+  assert.deepEqual(
+    channels.map((c) => c.channel_id),
+    [channel],
+  );
   const groups = await server.svc.db.selectFrom('invitation_groups').select('group_id').where('invitation_id', '=', row.id).execute();
-  assert.deepEqual(groups.map((g) => g.group_id), [group]);
+  assert.deepEqual(
+    groups.map((g) => g.group_id),
+    [group],
+  );
   refused(await owner.post('/invites/multiuse', { stream_ids: [999999] }), 'Invalid channel ID 999999. No invites were sent.');
   refused(await owner.post('/invites/multiuse', { group_ids: [999999] }), 'Invalid user group');
   refused(await owner.post('/invites/multiuse', { invite_expires_in_minutes: -5 }), 'invite_expires_in_minutes is too small');
   await listeners.close();
 });
 
-test('who may create links: create_multiuse_invite_group (administrators by default), roles no higher than one\'s own', async () => {
+test("who may create links: create_multiuse_invite_group (administrators by default), roles no higher than one's own", async () => {
   const before = (await invitationRows(server)).length;
   refused(await guest.post('/invites/multiuse'), 'Not allowed for guest users');
   for (const c of [member, moderator]) refused(await c.post('/invites/multiuse'), 'Insufficient permission');
@@ -218,7 +223,11 @@ test('POST /invites/{id}/resend: a new link, valid again for as long as at first
   // An expired invitation comes back.
   const expired = await invitationId(member);
   const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
-  await server.svc.db.updateTable('invitations').set({ invited_at: hoursAgo(2), expires_at: hoursAgo(1) }).where('id', '=', expired).execute();
+  await server.svc.db
+    .updateTable('invitations')
+    .set({ invited_at: hoursAgo(2), expires_at: hoursAgo(1) })
+    .where('id', '=', expired)
+    .execute();
   assert.ok(!(await listedIds(member)).includes(`email:${expired}`));
   ok(await member.post(`/invites/${expired}/resend`));
   assert.ok((await listedIds(member)).includes(`email:${expired}`));
@@ -235,7 +244,7 @@ test('POST /invites/{id}/resend: a new link, valid again for as long as at first
   await listeners.close();
 });
 
-test('the daily limit: 100 invitations a day by default, an organization\'s own where set; resends count, links do not', async () => {
+test("the daily limit: 100 invitations a day by default, an organization's own where set; resends count, links do not", async () => {
   const limitReached = {
     result: 'error',
     msg: 'To protect users, Confab limits the number of invitations you can send in one day. Because you have reached the limit, no invitations were sent.',
@@ -271,15 +280,23 @@ test('the daily limit: 100 invitations a day by default, an organization\'s own 
     assert.deepEqual((await invite(member, freshEmail())).body, limitReached);
 
     // Sends older than a day no longer count.
-    await server.svc.db.updateTable('invitation_sends').set({ sent_at: new Date(Date.now() - 25 * 3_600_000) }).execute();
-    ok(await invite(member, Array.from({ length: 102 }, () => freshEmail('bulk'))));
+    await server.svc.db
+      .updateTable('invitation_sends')
+      .set({ sent_at: new Date(Date.now() - 25 * 3_600_000) })
+      .execute();
+    ok(
+      await invite(
+        member,
+        Array.from({ length: 102 }, () => freshEmail('bulk')),
+      ),
+    );
     assert.deepEqual((await invite(member, freshEmail())).body, limitReached);
   } finally {
     await setDailyLimit(server, 10_000);
   }
 });
 
-test('the server\'s settings: INVITATION_LINK_VALIDITY_MINUTES and the default daily limit', async () => {
+test("the server's settings: INVITATION_LINK_VALIDITY_MINUTES and the default daily limit", async () => {
   const small = await startTestServer({ invitations: { validityMinutes: 30, dailyLimit: 1 } });
   try {
     ok(await invite(small.owner, freshEmail()));
@@ -293,8 +310,7 @@ test('the server\'s settings: INVITATION_LINK_VALIDITY_MINUTES and the default d
   }
 });
 
-
-test('npm run manage -- set-invite-limit: an organization\'s own daily limit, or the server\'s again', async () => {
+test("npm run manage -- set-invite-limit: an organization's own daily limit, or the server's again", async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'confab-invite-limit-'));
   const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL };
   process.env.DATA_DIR = dataDir;

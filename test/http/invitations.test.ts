@@ -38,7 +38,12 @@ async function createChannel(name: string, params: Record<string, unknown> = {})
 }
 
 async function channelIdsOf(invitationId: number): Promise<number[]> {
-  const rows = await server.svc.db.selectFrom('invitation_channels').select('channel_id').where('invitation_id', '=', invitationId).orderBy('channel_id').execute();
+  const rows = await server.svc.db
+    .selectFrom('invitation_channels')
+    .select('channel_id')
+    .where('invitation_id', '=', invitationId)
+    .orderBy('channel_id')
+    .execute();
   return rows.map((r) => r.channel_id);
 }
 
@@ -67,7 +72,10 @@ test('POST /invites stores one invitation per address, listed by GET /invites; a
     // The default validity: 14400 minutes.
     assert.equal(inv.expiry_date - inv.invited, 14400 * 60);
   }
-  assert.deepEqual(await listeners.heard(), [owner.id, admin.id, member.id].sort((x, y) => x - y));
+  assert.deepEqual(
+    await listeners.heard(),
+    [owner.id, admin.id, member.id].sort((x, y) => x - y),
+  );
   // notify_referrer_on_join is kept.
   const c = freshEmail();
   ok(await invite(member, c, { notify_referrer_on_join: false }));
@@ -86,7 +94,10 @@ test('invite_expires_in_minutes: minutes from now, null for never; a positive in
   assert.equal(listed.find((i: any) => i.email === never).expiry_date, null);
   await refusedAndNothingStored(() => invite(member, freshEmail(), { invite_expires_in_minutes: 0 }), 'invite_expires_in_minutes is too small');
   await refusedAndNothingStored(() => invite(member, freshEmail(), { invite_expires_in_minutes: 1.5 }), 'invite_expires_in_minutes is not an integer');
-  await refusedAndNothingStored(() => member.post('/invites', { invitee_emails: freshEmail(), stream_ids: [], invite_expires_in_minutes: 'soon' }), 'invite_expires_in_minutes is not valid JSON');
+  await refusedAndNothingStored(
+    () => member.post('/invites', { invitee_emails: freshEmail(), stream_ids: [], invite_expires_in_minutes: 'soon' }),
+    'invite_expires_in_minutes is not valid JSON',
+  );
 });
 
 test('who may invite: never guests; can_invite_users_group decides for everyone else', async () => {
@@ -107,7 +118,7 @@ test('who may invite: never guests; can_invite_users_group decides for everyone 
   }
 });
 
-test('invite_as: roles no higher than the caller\'s own', async () => {
+test("invite_as: roles no higher than the caller's own", async () => {
   const OWNER_ONLY = 'Must be an organization owner';
   const ADMIN_ONLY = 'Must be an organization administrator';
   const MODERATOR_ONLY = 'Must be an organization moderator';
@@ -232,7 +243,10 @@ test('INVITATION_FAILED: addresses that already have accounts are skipped, every
     daily_limit_reached: false,
   });
   assert.equal((await invitationTo(server, fresh)).status, 'pending');
-  assert.deepEqual(await listeners.heard(), [admin.id, member.id].sort((x, y) => x - y));
+  assert.deepEqual(
+    await listeners.heard(),
+    [admin.id, member.id].sort((x, y) => x - y),
+  );
 
   // A deactivated account counts too, with the flag; addresses compare without case.
   const leaving = await server.createUser({ email: freshEmail('leaving') });
@@ -243,7 +257,10 @@ test('INVITATION_FAILED: addresses that already have accounts are skipped, every
   assert.deepEqual(deactivated.errors, [[shouted, 'Already has an account.', true]]);
   assert.equal(deactivated.sent_invitations, true);
   assert.equal((await invitationTo(server, fresh2)).email, fresh2);
-  assert.deepEqual(await listeners.heard(), [admin.id, member.id].sort((x, y) => x - y));
+  assert.deepEqual(
+    await listeners.heard(),
+    [admin.id, member.id].sort((x, y) => x - y),
+  );
 
   // Nobody left to invite.
   const none = await refusedAndNothingStored(() => invite(member, [admin.email!, leaving.email!]), "We weren't able to invite anyone.", 'INVITATION_FAILED');
@@ -337,7 +354,11 @@ test('GET /invites: administrators see every live invitation, other members thei
   const link = ok(await admin.post('/invites/multiuse', { invite_as: ROLE.GUEST, invite_expires_in_minutes: null })).invite_link;
   const expired = freshEmail();
   ok(await invite(member, expired));
-  await server.svc.db.updateTable('invitations').set({ expires_at: new Date(Date.now() - 1000) }).where('email', '=', expired).execute();
+  await server.svc.db
+    .updateTable('invitations')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where('email', '=', expired)
+    .execute();
 
   const emailsOf = (invites: any[]) => invites.filter((i) => !i.is_multiuse).map((i) => i.email);
   const memberView = ok(await member.get('/invites')).invites;
@@ -356,10 +377,18 @@ test('GET /invites: administrators see every live invitation, other members thei
     assert.ok(all.slice(firstLink).every((i: any) => i.is_multiuse));
     assert.deepEqual(
       all.slice(0, firstLink).map((i: any) => i.id),
-      all.slice(0, firstLink).map((i: any) => i.id).sort((x: number, y: number) => x - y),
+      all
+        .slice(0, firstLink)
+        .map((i: any) => i.id)
+        .sort((x: number, y: number) => x - y),
     );
     const multiuse = all.find((i: any) => i.link_url === link);
-    assert.deepEqual(Object.keys(multiuse).sort(), INVITE_FIELDS.filter((f) => f !== 'email').concat('link_url').sort());
+    assert.deepEqual(
+      Object.keys(multiuse).sort(),
+      INVITE_FIELDS.filter((f) => f !== 'email')
+        .concat('link_url')
+        .sort(),
+    );
     assert.equal(multiuse.invited_as, ROLE.GUEST);
     assert.equal(multiuse.expiry_date, null);
     assert.equal(multiuse.invited_by_user_id, admin.id);

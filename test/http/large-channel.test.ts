@@ -30,9 +30,15 @@ after(() => server.close());
 test('a message to a channel of 20,000 subscribers reaches every one', async () => {
   const sent = await server.owner.post('/messages', { type: 'stream', to: channelId, topic: 'hello', content: 'hello everyone' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
-  const copies = await server.svc.db.selectFrom('user_messages').select((eb) => eb.fn.countAll<number>().as('n')).where('message_id', '=', sent.body.id).executeTakeFirstOrThrow();
+  const copies = await server.svc.db
+    .selectFrom('user_messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('message_id', '=', sent.body.id)
+    .executeTakeFirstOrThrow();
   assert.equal(Number(copies.n), SUBSCRIBERS + 1);
-  const crowd = await server.clientFor((await server.svc.db.selectFrom('users').select('id').where('email', '=', 'crowd20000@example.com').executeTakeFirstOrThrow()).id);
+  const crowd = await server.clientFor(
+    (await server.svc.db.selectFrom('users').select('id').where('email', '=', 'crowd20000@example.com').executeTakeFirstOrThrow()).id,
+  );
   const got = await crowd.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: [{ operator: 'channel', operand: channelId }] });
   assert.equal(got.status, 200, JSON.stringify(got.body));
   assert.equal(got.body.messages[0].id, sent.body.id);

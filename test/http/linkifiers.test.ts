@@ -90,7 +90,10 @@ test('who may change linkifiers: administrators and owners only, and a refusal c
     assert.deepEqual(updated.body, { result: 'success', msg: '' });
     const reordered = await client.patch('/realm/linkifiers', { ordered_linkifier_ids: [created, id] });
     assert.deepEqual(reordered.body, { result: 'success', msg: '' });
-    assert.deepEqual((await list()).map((l) => l.id), [created, id]);
+    assert.deepEqual(
+      (await list()).map((l) => l.id),
+      [created, id],
+    );
     const removed = await client.delete(`/realm/filters/${created}`);
     assert.deepEqual(removed.body, { result: 'success', msg: '' });
   }
@@ -121,7 +124,17 @@ test('validation: the reference messages, the errors dict, and nothing stored', 
   expectError(await post('ZUL-(?P<id>\\d+)', '$fgfg'), "Group 'id' in linkifier pattern is not present in URL template.", {
     __all__: ["Group 'id' in linkifier pattern is not present in URL template."],
   });
-  for (const bad of ['https://example.com/{foo', 'https://example.com/{{}', 'https://example.com/{//foo}', 'https://example.com/{bar++}', '{id', 'a}{id}', '{}', '{=id}', '{id:0}']) {
+  for (const bad of [
+    'https://example.com/{foo',
+    'https://example.com/{{}',
+    'https://example.com/{//foo}',
+    'https://example.com/{bar++}',
+    '{id',
+    'a}{id}',
+    '{}',
+    '{=id}',
+    '{id:0}',
+  ]) {
     expectError(await post('(?P<id>[0-9]+)', bad), 'Invalid URL template.', { url_template: ['Invalid URL template.'] });
   }
   // Both fields wrong: the field's error comes first, the pattern's in __all__.
@@ -129,10 +142,16 @@ test('validation: the reference messages, the errors dict, and nothing stored', 
     url_template: ['Invalid URL template.'],
     __all__: ['Bad regular expression: missing ): (foo'],
   });
-  expectError(await post('ZUL-(?P<id>\\d+)', 'https://realm.com/my_realm_filter/{hello}'), "Group 'hello' in URL template is not present in linkifier pattern.");
+  expectError(
+    await post('ZUL-(?P<id>\\d+)', 'https://realm.com/my_realm_filter/{hello}'),
+    "Group 'hello' in URL template is not present in linkifier pattern.",
+  );
   expectError(await post('ZUL-(?P<id>\\d+)-(?P<hello>\\d+)', 'https://realm.com/{hello}'), "Group 'id' in linkifier pattern is not present in URL template.");
   expectError(await post('(?P<b>x)(?P<a>y)', 'https://e.com/'), "Group 'a' in linkifier pattern is not present in URL template.");
-  expectError(await post('(?P<linkifier_actual_match>x)', 'https://e.com/{linkifier_actual_match}'), 'Bad regular expression: invalid named capture group: linkifier_actual_match');
+  expectError(
+    await post('(?P<linkifier_actual_match>x)', 'https://e.com/{linkifier_actual_match}'),
+    'Bad regular expression: invalid named capture group: linkifier_actual_match',
+  );
   assert.deepEqual(await list(), []);
 
   // What the reference server accepts.
@@ -157,13 +176,20 @@ test('validation: the reference messages, the errors dict, and nothing stored', 
 test('a pattern is used once per organization', async () => {
   await clear();
   const id = await add('#(?P<id>[0-9]+)', 'https://a.example/{id}');
-  expectError(await server.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://b.example/{id}' }), 'Realm filter with this Realm and Pattern already exists.', {
-    __all__: ['Realm filter with this Realm and Pattern already exists.'],
-  });
+  expectError(
+    await server.owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://b.example/{id}' }),
+    'Realm filter with this Realm and Pattern already exists.',
+    {
+      __all__: ['Realm filter with this Realm and Pattern already exists.'],
+    },
+  );
   const other = await add('!(?P<id>[0-9]+)', 'https://b.example/{id}');
   // Updating a linkifier to its own pattern is no conflict; to another's is.
   assert.equal((await server.owner.patch(`/realm/filters/${id}`, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://c.example/{id}' })).status, 200);
-  expectError(await server.owner.patch(`/realm/filters/${other}`, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://d.example/{id}' }), 'Realm filter with this Realm and Pattern already exists.');
+  expectError(
+    await server.owner.patch(`/realm/filters/${other}`, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://d.example/{id}' }),
+    'Realm filter with this Realm and Pattern already exists.',
+  );
   assert.deepEqual(await list(), [
     { id, pattern: '#(?P<id>[0-9]+)', url_template: 'https://c.example/{id}' },
     { id: other, pattern: '!(?P<id>[0-9]+)', url_template: 'https://b.example/{id}' },
@@ -177,10 +203,19 @@ test('update and remove: unknown ids, validation on update, parameters required'
   assert.equal(ok.status, 200);
   assert.deepEqual(await list(), [{ id, pattern: '#(?P<id>[0-9]+)', url_template: 'https://realm.com/my_realm_filter/issues/{id}' }]);
 
-  expectError(await server.owner.patch(`/realm/filters/${id}`, { pattern: 'ZUL-(?P<id>\\d????)', url_template: 'https://realm.com/{id}' }), 'Bad regular expression: bad repetition operator: ????');
-  expectError(await server.owner.patch(`/realm/filters/${id}`, { pattern: 'ZUL-(?P<id>\\d+)', url_template: '$fgfg' }), "Group 'id' in linkifier pattern is not present in URL template.");
+  expectError(
+    await server.owner.patch(`/realm/filters/${id}`, { pattern: 'ZUL-(?P<id>\\d????)', url_template: 'https://realm.com/{id}' }),
+    'Bad regular expression: bad repetition operator: ????',
+  );
+  expectError(
+    await server.owner.patch(`/realm/filters/${id}`, { pattern: 'ZUL-(?P<id>\\d+)', url_template: '$fgfg' }),
+    "Group 'id' in linkifier pattern is not present in URL template.",
+  );
   expectError(await server.owner.patch(`/realm/filters/${id}`, { pattern: '#(?P<id>[123])', url_template: '{id' }), 'Invalid URL template.');
-  expectError(await server.owner.patch(`/realm/filters/${id + 1000}`, { pattern: '#(?P<id>[123])', url_template: 'https://e.com/{id}' }), 'Linkifier not found.');
+  expectError(
+    await server.owner.patch(`/realm/filters/${id + 1000}`, { pattern: '#(?P<id>[123])', url_template: 'https://e.com/{id}' }),
+    'Linkifier not found.',
+  );
   const missing = await server.owner.patch(`/realm/filters/${id}`, { pattern: '#(?P<id>[123])' });
   assert.equal(missing.status, 400);
   assert.deepEqual(missing.body, { result: 'error', msg: "Missing 'url_template' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'url_template' });
@@ -201,18 +236,30 @@ test('reorder: all ids exactly once; new linkifiers go last; removing keeps the 
     await add('2#(?P<id>[123])', 'https://filter.com/bar/{id}'),
     await add('3#(?P<id>[123])', 'https://filter.com/baz/{id}'),
   ];
-  assert.deepEqual((await list()).map((l) => l.id), ids);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    ids,
+  );
   let order = [ids[2]!, ids[1]!, ids[0]!];
   assert.equal((await server.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: order })).status, 200);
-  assert.deepEqual((await list()).map((l) => l.id), order);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    order,
+  );
 
   const newest = await add('3#123', 'https://example.com');
   order = [...order, newest];
-  assert.deepEqual((await list()).map((l) => l.id), order);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    order,
+  );
   assert.equal((await server.owner.delete(`/realm/filters/${order[2]}`)).status, 200);
   const deleted = order[2]!;
   order = [order[0]!, order[1]!, newest];
-  assert.deepEqual((await list()).map((l) => l.id), order);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    order,
+  );
 
   const reorder = (ids: unknown) => server.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: ids });
   expectError(await reorder([deleted, order[2], order[0], order[1]]), 'The ordered list must enumerate all existing linkifiers exactly once');
@@ -221,7 +268,10 @@ test('reorder: all ids exactly once; new linkifiers go last; removing keeps the 
   expectError(await reorder(['a']), 'ordered_linkifier_ids[0] is not an integer');
   const missing = await server.owner.patch('/realm/linkifiers', {});
   assert.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
-  assert.deepEqual((await list()).map((l) => l.id), order);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    order,
+  );
 });
 
 test('events: realm_linkifiers with the whole list after every change, for clients with linkifier_url_template', async () => {
@@ -247,7 +297,10 @@ test('events: realm_linkifiers with the whole list after every change, for clien
   for (const v of viewers) await expectStateInSync(server, v, 'after updating');
   await server.owner.patch('/realm/linkifiers', { ordered_linkifier_ids: [b, a] });
   for (const v of viewers) await expectStateInSync(server, v, 'after reordering');
-  assert.deepEqual(viewers[0]!.state.realm_linkifiers.map((l: any) => l.id), [b, a]);
+  assert.deepEqual(
+    viewers[0]!.state.realm_linkifiers.map((l: any) => l.id),
+    [b, a],
+  );
   await server.owner.delete(`/realm/filters/${b}`);
   for (const v of viewers) await expectStateInSync(server, v, 'after removing');
   // Refused changes send nothing.
@@ -260,7 +313,10 @@ test('events: realm_linkifiers with the whole list after every change, for clien
   assert.deepEqual(legacy.state.realm_linkifiers, []);
   assert.deepEqual(legacy.state.realm_filters, []);
   const legacyEvents = await member.get('/events', { queue_id: legacy.queueId, last_event_id: -1, dont_block: true });
-  assert.deepEqual(legacyEvents.body.events.filter((e: any) => e.type.startsWith('realm_filter') || e.type === 'realm_linkifiers'), []);
+  assert.deepEqual(
+    legacyEvents.body.events.filter((e: any) => e.type.startsWith('realm_filter') || e.type === 'realm_linkifiers'),
+    [],
+  );
   for (const v of [...viewers, legacy]) await v.client.delete('/events', { queue_id: v.queueId });
 });
 
@@ -281,7 +337,7 @@ test('register: realm_linkifiers and realm_filters are separate fetch_event_type
   for (const res of [both, filtersOnly, linkifiersOnly, unrelated]) await member.delete('/events', { queue_id: res.body.queue_id });
 });
 
-test('the renderer links matches of the organization\'s linkifiers, in their order', async () => {
+test("the renderer links matches of the organization's linkifiers, in their order", async () => {
   await clear();
   await add('#(?P<id>[0-9]+)', 'https://trac.example.com/ticket/{id}');
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
@@ -328,11 +384,17 @@ test('organizations do not share linkifiers', async () => {
   assert.deepEqual((await outsider.get('/realm/linkifiers')).body.linkifiers, []);
   expectError(await outsider.delete(`/realm/filters/${ours}`), 'Linkifier not found.');
   expectError(await outsider.patch(`/realm/filters/${ours}`, { pattern: 'x', url_template: 'https://x.example' }), 'Linkifier not found.');
-  expectError(await outsider.patch('/realm/linkifiers', { ordered_linkifier_ids: [ours] }), 'The ordered list must enumerate all existing linkifiers exactly once');
+  expectError(
+    await outsider.patch('/realm/linkifiers', { ordered_linkifier_ids: [ours] }),
+    'The ordered list must enumerate all existing linkifiers exactly once',
+  );
   // The same pattern is free there, and theirs stays out of our list and our renders.
   const res = await outsider.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://theirs.example/{id}' });
   assert.equal(res.status, 200);
-  assert.deepEqual((await list()).map((l) => l.id), [ours]);
+  assert.deepEqual(
+    (await list()).map((l) => l.id),
+    [ours],
+  );
   assert.deepEqual(await topicLinksFor(server.svc.db, 1, '#5'), [{ text: '#5', url: 'https://ours.example/5' }]);
   assert.deepEqual(await topicLinksFor(server.svc.db, outsider.realmId, '#5'), [{ text: '#5', url: 'https://theirs.example/5' }]);
 });
@@ -351,7 +413,9 @@ test('messages sent through the API: linkified content, topic_links in GET /mess
   const [fetched] = success(await member.get('/messages', { anchor: id, num_before: 0, num_after: 0 })).messages;
   assert.deepEqual(fetched.topic_links, links);
   assert.equal(fetched.content, '<p>see <a href="https://trac.example.com/ticket/34">#34</a></p>');
-  const [event] = success(await member.get('/events', { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === 'message');
+  const [event] = success(await member.get('/events', { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter(
+    (e: any) => e.type === 'message',
+  );
   assert.deepEqual(event.message.topic_links, links);
   assert.equal(event.message.content, fetched.content);
   // Direct messages have no topic and no topic links.

@@ -62,7 +62,11 @@ const realmOf = async (svc: Services) => (await getRealmBySubdomain(svc.db, 'acm
 const userOf = async (svc: Services, email: string) => (await getUserByEmail(svc.db, (await realmOf(svc)).id, email))!;
 /** Whether the account's stored password is this one. */
 const passwordIs = async (svc: Services, email: string, password: string) => {
-  const { password_hash } = await svc.db.selectFrom('users').select('password_hash').where('id', '=', (await userOf(svc, email)).id).executeTakeFirstOrThrow();
+  const { password_hash } = await svc.db
+    .selectFrom('users')
+    .select('password_hash')
+    .where('id', '=', (await userOf(svc, email)).id)
+    .executeTakeFirstOrThrow();
   return password_hash !== null && (await svc.passwords.verify(password_hash, password));
 };
 
@@ -87,7 +91,17 @@ test('help: the usage, exit 0; no command: the usage, exit 2', async () => {
 });
 
 test('create-org: the organization, its owner, and what onboarding gives it', async () => {
-  const { code, out } = await run('create-org', '--subdomain', 'acme', '--name', 'Acme', '--owner-email', 'boss@acme.example', '--owner-password', 'boss-pass-1');
+  const { code, out } = await run(
+    'create-org',
+    '--subdomain',
+    'acme',
+    '--name',
+    'Acme',
+    '--owner-email',
+    'boss@acme.example',
+    '--owner-password',
+    'boss-pass-1',
+  );
   assert.equal(code, 0, out);
   assert.match(out, /created organization \d+ 'Acme' \(subdomain 'acme'\); owner boss@acme\.example is user \d+/);
   await withServices(async (svc) => {
@@ -104,7 +118,12 @@ test('create-org: the organization, its owner, and what onboarding gives it', as
     // Every optional channel of the organization set, for the commands below.
     const make = async (name: string, invite_only = false) =>
       (await createChannel(svc, realm, owner, { name, description: '', subscribers: [owner.id], announce: false, invite_only })).id;
-    channelIds = { signups: await make('signups'), 'new channels': await make('new channels'), updates: await make('updates'), moderation: await make('moderation', true) };
+    channelIds = {
+      signups: await make('signups'),
+      'new channels': await make('new channels'),
+      updates: await make('updates'),
+      moderation: await make('moderation', true),
+    };
     await updateRealmSettings(svc, realm, owner, {
       settings: {
         signup_announcements_stream_id: channelIds.signups,
@@ -193,7 +212,7 @@ test('reset-password: the new password works, the old one no longer', async () =
   assert.equal((await run('reset-password', '--org', 'acme', '--email', 'nobody@acme.example')).code, 2);
 });
 
-test('set-invite-limit: the organization\'s own daily limit', async () => {
+test("set-invite-limit: the organization's own daily limit", async () => {
   const { code, out } = await run('set-invite-limit', '--org', 'acme', '--limit', '7');
   assert.equal(code, 0, out);
   const limits = () => withServices((svc) => svc.db.selectFrom('realm_invite_limits').select('daily_max').execute());

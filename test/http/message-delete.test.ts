@@ -6,7 +6,19 @@ import { registerViewer, expectStateInSync } from '../support/state.ts';
 import type { Client } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import {
-  age, channel, events, everyone, expectError, listen, row, send, sendDirect, setChannelPermission, startOrg, withPermissions, withSettings,
+  age,
+  channel,
+  events,
+  everyone,
+  expectError,
+  listen,
+  row,
+  send,
+  sendDirect,
+  setChannelPermission,
+  startOrg,
+  withPermissions,
+  withSettings,
   type Org,
 } from './message-edit.fixture.ts';
 
@@ -86,7 +98,11 @@ test('can_delete_any_message_group, for the organization and per channel', async
 });
 
 test('the time limit binds senders, not those who may delete any message', async () => {
-  const [fresh, old, adminsOld] = [await send(o.alice, denmark, 'limit', 'fresh'), await send(o.alice, denmark, 'limit', 'old'), await send(o.alice, denmark, 'limit', 'old too')];
+  const [fresh, old, adminsOld] = [
+    await send(o.alice, denmark, 'limit', 'fresh'),
+    await send(o.alice, denmark, 'limit', 'old'),
+    await send(o.alice, denmark, 'limit', 'old too'),
+  ];
   await age(o, [old, adminsOld], 120);
   await withSettings(o, { message_content_delete_limit_seconds: 60 }, async () => {
     expectError(await del(o.alice, old), 'The time limit for deleting this message has passed');
@@ -128,7 +144,9 @@ test('delete_message: one event with every id, or one per id for older clients; 
   const queues = {
     alice: await listen(o.alice, bulk),
     aliceLegacy: await listen(o.alice),
-    aliceNamed: await listen(o.alice, { client_capabilities: JSON.stringify({ notification_settings_null: false, bulk_message_deletion: true, empty_topic_name: true }) }),
+    aliceNamed: await listen(o.alice, {
+      client_capabilities: JSON.stringify({ notification_settings_null: false, bulk_message_deletion: true, empty_topic_name: true }),
+    }),
     owner: await listen(o.owner, bulk),
     follower: await listen(await o.server.createUser(), { ...bulk, all_public_streams: true }),
     stranger: await listen(await o.server.createUser(), bulk),
@@ -139,7 +157,9 @@ test('delete_message: one event with every id, or one per id for older clients; 
   assert.equal((await del(outsiderAdmin, id)).status, 200);
   const event = { type: 'delete_message', message_ids: [id], message_type: 'stream', stream_id: denmark, topic: 'general chat' };
   assert.deepEqual(await events(queues.alice, 'delete_message'), [event]);
-  assert.deepEqual(await events(queues.aliceLegacy, 'delete_message'), [{ type: 'delete_message', message_id: id, message_type: 'stream', stream_id: denmark, topic: 'general chat' }]);
+  assert.deepEqual(await events(queues.aliceLegacy, 'delete_message'), [
+    { type: 'delete_message', message_id: id, message_type: 'stream', stream_id: denmark, topic: 'general chat' },
+  ]);
   assert.deepEqual(await events(queues.aliceNamed, 'delete_message'), [{ ...event, topic: '' }]);
   assert.deepEqual(await events(queues.follower, 'delete_message'), [event], 'follows all public channels');
   assert.deepEqual(await events(adminQueue, 'delete_message'), [event], 'the deleting user');
@@ -172,7 +192,10 @@ test('deleting the first message of a channel moves first_message_id; register s
   assert.deepEqual(streamEvents, [{ type: 'stream', op: 'update', stream_id: id, name: streamEvents[0]?.name, property: 'first_message_id', value: second }]);
   await expectStateInSync(o.server, viewer, 'after deleting the first message');
   assert.equal((await del(o.alice, second)).status, 200);
-  assert.deepEqual((await events(q, 'stream')).map((e) => e.value), [null]);
+  assert.deepEqual(
+    (await events(q, 'stream')).map((e) => e.value),
+    [null],
+  );
   await expectStateInSync(o.server, viewer, 'after deleting every message');
   // What hung off the messages went with them.
   const left = await o.server.svc.db.selectFrom('user_messages').select('message_id').where('message_id', 'in', [creation, first, second]).execute();

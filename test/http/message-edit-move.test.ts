@@ -6,7 +6,20 @@ import assert from 'node:assert/strict';
 import { registerViewer, expectStateInSync } from '../support/state.ts';
 import { FLAG_BITS } from '../../src/messages/flags.ts';
 import {
-  age, channel, events, everyone, expectError, fetch, flagBits, listen, row, send, setChannelPermission, startOrg, withPermissions, withSettings,
+  age,
+  channel,
+  events,
+  everyone,
+  expectError,
+  fetch,
+  flagBits,
+  listen,
+  row,
+  send,
+  setChannelPermission,
+  startOrg,
+  withPermissions,
+  withSettings,
   type Org,
 } from './message-edit.fixture.ts';
 import type { Client } from '../support/server.ts';
@@ -43,7 +56,10 @@ test('topic moves: change_one, change_later, change_all; history and last_moved_
 
   assert.equal((await edit(o.carol, ids[2], { topic: 'later', propagate_mode: 'change_later' })).status, 200);
   assert.deepEqual(await topicsOf(ids), ['plans', 'one only', 'later', 'later']);
-  assert.deepEqual((await fetch(o.alice, ids[3])).edit_history.map((e: any) => [e.prev_topic, e.topic]), [['plans', 'later']]);
+  assert.deepEqual(
+    (await fetch(o.alice, ids[3])).edit_history.map((e: any) => [e.prev_topic, e.topic]),
+    [['plans', 'later']],
+  );
 
   // change_all takes every message of the topic, whatever the case of its name, wherever the edited one sits.
   await edit(o.carol, ids[1], { topic: 'PLANS' });
@@ -51,7 +67,11 @@ test('topic moves: change_one, change_later, change_all; history and last_moved_
   assert.deepEqual(await topicsOf(ids), ['all of it', 'all of it', 'later', 'later']);
   assert.equal((await row(o, elsewhere))!.topic, 'other');
   const history = (await fetch(o.alice, ids[1])).edit_history.map((e: any) => [e.prev_topic, e.topic]);
-  assert.deepEqual(history, [['PLANS', 'all of it'], ['one only', 'PLANS'], ['PLANS', 'one only']]);
+  assert.deepEqual(history, [
+    ['PLANS', 'all of it'],
+    ['one only', 'PLANS'],
+    ['PLANS', 'one only'],
+  ]);
 });
 
 test('update_message for a topic move: every moved id, the move fields, to everyone in the channel', async () => {
@@ -63,24 +83,21 @@ test('update_message for a topic move: every moved id, the move fields, to every
   await edit(o.alice, ids[2], { topic: 'moved events #42', propagate_mode: 'change_later' });
   const [event] = await events(queues.bob, 'update_message');
   const m = await fetch(o.bob, ids[2]);
-  assert.deepEqual(
-    event,
-    {
-      type: 'update_message',
-      user_id: o.alice.id,
-      edit_timestamp: m.last_moved_timestamp,
-      message_id: ids[2],
-      message_ids: [ids[2], ids[3]],
-      rendering_only: false,
-      flags: m.flags,
-      stream_name: 'Denmark',
-      stream_id: denmark,
-      propagate_mode: 'change_later',
-      orig_subject: 'events',
-      subject: 'moved events #42',
-      topic_links: [{ text: '#42', url: 'https://trac.example.com/ticket/42' }],
-    },
-  );
+  assert.deepEqual(event, {
+    type: 'update_message',
+    user_id: o.alice.id,
+    edit_timestamp: m.last_moved_timestamp,
+    message_id: ids[2],
+    message_ids: [ids[2], ids[3]],
+    rendering_only: false,
+    flags: m.flags,
+    stream_name: 'Denmark',
+    stream_id: denmark,
+    propagate_mode: 'change_later',
+    orig_subject: 'events',
+    subject: 'moved events #42',
+    topic_links: [{ text: '#42', url: 'https://trac.example.com/ticket/42' }],
+  });
   assert.equal((await events(queues.guest, 'update_message')).length, 1);
   await expectStateInSync(o.server, viewer, 'unread messages in a moved topic');
   assert.deepEqual(await events(queues.outsider, 'update_message'), []);
@@ -149,7 +166,10 @@ test('resolving and unresolving: can_resolve_topics_group, no time limit, not a 
   assert.deepEqual(await topicsOf(ids), ['✔ bug', '✔ bug', '✔ bug', '✔ bug']);
   const resolved = await fetch(o.alice, ids[0]);
   assert.equal(resolved.last_moved_timestamp, undefined, 'resolving is not a move');
-  assert.deepEqual(resolved.edit_history.map((e: any) => [e.prev_topic, e.topic]), [['bug', '✔ bug']]);
+  assert.deepEqual(
+    resolved.edit_history.map((e: any) => [e.prev_topic, e.topic]),
+    [['bug', '✔ bug']],
+  );
   await withPermissions(o, { can_resolve_topics_group: 'role:moderators' }, async () => {
     expectError(await edit(o.carol, ids[0], { topic: 'bug', propagate_mode: 'change_all' }), "You don't have permission to resolve topics in this channel.");
     assert.deepEqual(await topicsOf(ids), ['✔ bug', '✔ bug', '✔ bug', '✔ bug']);
@@ -248,12 +268,19 @@ test('a move to a private channel: who can no longer read loses the messages, it
   }
   const lost = { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: from, topic: 'plan' };
   const bobs = await events(queues.bob);
-  assert.deepEqual(bobs.filter((e) => e.type === 'delete_message'), [lost]);
+  assert.deepEqual(
+    bobs.filter((e) => e.type === 'delete_message'),
+    [lost],
+  );
   assert.deepEqual(
     await events(queues.bobLegacy, 'delete_message'),
     ids.map((message_id) => ({ type: 'delete_message', message_id, message_type: 'stream', stream_id: from, topic: 'plan' })),
   );
-  assert.deepEqual(bobs.filter((e) => e.type === 'update_message'), [], 'nothing more about messages he cannot read');
+  assert.deepEqual(
+    bobs.filter((e) => e.type === 'update_message'),
+    [],
+    'nothing more about messages he cannot read',
+  );
   // Bob followed the topic he started; a preference in a channel he cannot read goes away.
   assert.deepEqual(
     bobs.filter((e) => e.type === 'user_topic').map((e) => [e.stream_id, e.topic_name, e.visibility_policy]),
@@ -272,7 +299,11 @@ test('a move to a private channel: who can no longer read loses the messages, it
   const [aliceEvent] = await events(queues.alice, 'update_message');
   assert.ok(aliceEvent.flags.includes('mentioned'), 'the mover keeps their own flags');
   assert.ok((await flagBits(o, o.alice, ids[1]))! & FLAG_BITS.mentioned);
-  assert.deepEqual((await events(queues.moderator)).filter((e) => e.type !== 'stream'), [], 'followers of public channels do not hear of private ones');
+  assert.deepEqual(
+    (await events(queues.moderator)).filter((e) => e.type !== 'stream'),
+    [],
+    'followers of public channels do not hear of private ones',
+  );
   assert.equal((await fetch(o.admin, ids[1])).stream_id, vault);
 });
 
@@ -301,9 +332,15 @@ test('topic preferences follow a whole topic; a partial move lets its sender fol
   const bobQueue = await listen(o.bob);
   const viewers = [await registerViewer(o.server, o.bob), await registerViewer(o.server, o.carol)];
   const policies = async (c: Client) =>
-    (await o.server.svc.db.selectFrom('user_topics').select(['topic', 'visibility_policy']).where('user_id', '=', c.id).where('channel_id', '=', trips).orderBy('topic').execute()).map(
-      (r) => [r.topic, r.visibility_policy],
-    );
+    (
+      await o.server.svc.db
+        .selectFrom('user_topics')
+        .select(['topic', 'visibility_policy'])
+        .where('user_id', '=', c.id)
+        .where('channel_id', '=', trips)
+        .orderBy('topic')
+        .execute()
+    ).map((r) => [r.topic, r.visibility_policy]);
   assert.equal((await edit(o.alice, ids[0], { topic: 'journey', propagate_mode: 'change_all' })).status, 200);
   assert.deepEqual(await policies(o.bob), [['journey', 3]]);
   // Carol muted the old topic and unmuted the one it joined: the more visible wins.
@@ -325,7 +362,8 @@ test('topic preferences follow a whole topic; a partial move lets its sender fol
 });
 
 test('first_message_id follows moves; register stays in sync', async () => {
-  const streams = async () => Object.fromEntries(((await o.bob.get('/users/me/subscriptions')).body.subscriptions as any[]).map((s) => [s.stream_id, s.first_message_id]));
+  const streams = async () =>
+    Object.fromEntries(((await o.bob.get('/users/me/subscriptions')).body.subscriptions as any[]).map((s) => [s.stream_id, s.first_message_id]));
   const a = await channel(o, [o.alice, o.bob]);
   // Without Notification Bot's creation message, Alice's messages are the first of `a`.
   assert.equal((await o.owner.delete(`/messages/${(await streams())[a]}`)).status, 200);
@@ -352,7 +390,13 @@ test('empty_topic_only asks whether a channel has named topics (PATCH /streams)'
   const id = await channel(o, [o.alice]);
   const db = o.server.svc.db;
   const policy = async (value: string, channelId = id) => {
-    const before = (await db.selectFrom('messages').select((eb) => eb.fn.max<number>('id').as('id')).executeTakeFirstOrThrow()).id ?? 0;
+    const before =
+      (
+        await db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.max<number>('id').as('id'))
+          .executeTakeFirstOrThrow()
+      ).id ?? 0;
     const res = await o.owner.patch(`/streams/${channelId}`, { topics_policy: value });
     // A change is told in the channel (Notification Bot): taken away again, so that only this test's messages count.
     for (const m of await db.selectFrom('messages').select('id').where('channel_id', '=', channelId).where('id', '>', before).execute()) {

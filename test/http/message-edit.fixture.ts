@@ -99,11 +99,19 @@ export async function age(o: Org, ids: number[], seconds: number): Promise<void>
 export async function withSettings(o: Org, settings: Record<string, unknown>, work: () => Promise<void>): Promise<void> {
   const db = o.server.svc.db;
   const realm = await db.selectFrom('realms').select('settings').where('id', '=', 1).executeTakeFirstOrThrow();
-  await db.updateTable('realms').set({ settings: JSON.stringify({ ...realm.settings, ...settings }) }).where('id', '=', 1).execute();
+  await db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ ...realm.settings, ...settings }) })
+    .where('id', '=', 1)
+    .execute();
   try {
     await work();
   } finally {
-    await db.updateTable('realms').set({ settings: JSON.stringify(realm.settings) }).where('id', '=', 1).execute();
+    await db
+      .updateTable('realms')
+      .set({ settings: JSON.stringify(realm.settings) })
+      .where('id', '=', 1)
+      .execute();
   }
 }
 
@@ -112,11 +120,19 @@ export async function withPermissions(o: Org, permissions: Record<string, System
   const db = o.server.svc.db;
   const realm = await db.selectFrom('realms').select('group_settings').where('id', '=', 1).executeTakeFirstOrThrow();
   const changed = Object.fromEntries(Object.entries(permissions).map(([k, g]) => [k, o.groups[g]]));
-  await db.updateTable('realms').set({ group_settings: JSON.stringify({ ...realm.group_settings, ...changed }) }).where('id', '=', 1).execute();
+  await db
+    .updateTable('realms')
+    .set({ group_settings: JSON.stringify({ ...realm.group_settings, ...changed }) })
+    .where('id', '=', 1)
+    .execute();
   try {
     await work();
   } finally {
-    await db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+    await db
+      .updateTable('realms')
+      .set({ group_settings: JSON.stringify(realm.group_settings) })
+      .where('id', '=', 1)
+      .execute();
   }
 }
 

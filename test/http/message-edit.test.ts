@@ -6,7 +6,21 @@ import { createHash } from 'node:crypto';
 import { registerViewer, expectStateInSync } from '../support/state.ts';
 import { FLAG_BITS } from '../../src/messages/flags.ts';
 import {
-  age, channel, events, everyone, expectError, fetch, flagBits, listen, rendered, row, send, sendDirect, startOrg, withPermissions, withSettings,
+  age,
+  channel,
+  events,
+  everyone,
+  expectError,
+  fetch,
+  flagBits,
+  listen,
+  rendered,
+  row,
+  send,
+  sendDirect,
+  startOrg,
+  withPermissions,
+  withSettings,
   type Org,
 } from './message-edit.fixture.ts';
 
@@ -45,8 +59,14 @@ test('the sender edits the content: re-rendered, history, last_edit_timestamp, t
   // Another edit: most recent first in the message, oldest first as stored.
   await edit(o.alice, id, { content: 'third' });
   const third = await fetch(o.alice, id);
-  assert.deepEqual(third.edit_history.map((e: any) => e.prev_content), ['second *draft*', 'first **draft**']);
-  assert.deepEqual((await row(o, id))!.edit_history!.map((e) => e.prev_content), ['first **draft**', 'second *draft*']);
+  assert.deepEqual(
+    third.edit_history.map((e: any) => e.prev_content),
+    ['second *draft*', 'first **draft**'],
+  );
+  assert.deepEqual(
+    (await row(o, id))!.edit_history!.map((e) => e.prev_content),
+    ['first **draft**', 'second *draft*'],
+  );
   // Content that is only whitespace reads "(deleted)"; search sees the new words.
   await edit(o.alice, id, { content: '   \n ' });
   assert.equal((await fetch(o.alice, id)).content, '(deleted)');
@@ -171,7 +191,12 @@ test('mentions: added ones flag the users, removed ones clear the flags; wildcar
 test('update_message for a content edit: the fields, to everyone with a copy, each with their flags', async () => {
   const id = await send(o.alice, denmark, 'events', 'before @**Bob Baker**');
   await o.alice.post('/messages/flags', { messages: JSON.stringify([id]), op: 'add', flag: 'starred' });
-  const queues = { alice: await listen(o.alice), bob: await listen(o.bob), carol: await listen(o.carol), carolAll: await listen(o.carol, { all_public_streams: true }) };
+  const queues = {
+    alice: await listen(o.alice),
+    bob: await listen(o.bob),
+    carol: await listen(o.carol),
+    carolAll: await listen(o.carol, { all_public_streams: true }),
+  };
   await edit(o.alice, id, { content: 'after' });
   const [event] = await events(queues.bob);
   const m = await fetch(o.alice, id);
@@ -236,7 +261,13 @@ test('GET /messages/{id}/history: snapshots oldest first, with an HTML diff of e
   const [original, contentEdit, topicEdit] = res.body.message_history;
   assert.equal(res.body.message_history.length, 3);
   const sent = await fetch(o.alice, id);
-  assert.deepEqual(original, { topic: 'party at my houz', content: 'Hello!', rendered_content: '<p>Hello!</p>', timestamp: sent.timestamp, user_id: o.alice.id });
+  assert.deepEqual(original, {
+    topic: 'party at my houz',
+    content: 'Hello!',
+    rendered_content: '<p>Hello!</p>',
+    timestamp: sent.timestamp,
+    user_id: o.alice.id,
+  });
   assert.deepEqual(contentEdit, {
     topic: 'party at my houz',
     content: 'Howdy!',
@@ -245,8 +276,7 @@ test('GET /messages/{id}/history: snapshots oldest first, with an HTML diff of e
     user_id: o.alice.id,
     prev_content: 'Hello!',
     prev_rendered_content: '<p>Hello!</p>',
-    content_html_diff:
-      '<div><p><span class="highlight_text_deleted">Hello!</span><span class="highlight_text_inserted">Howdy!</span></p></div>',
+    content_html_diff: '<div><p><span class="highlight_text_deleted">Hello!</span><span class="highlight_text_inserted">Howdy!</span></p></div>',
   });
   assert.deepEqual(topicEdit, {
     topic: 'party at my house',
@@ -261,9 +291,15 @@ test('GET /messages/{id}/history: snapshots oldest first, with an HTML diff of e
   // A message never edited has its original snapshot only.
   const plain = await send(o.alice, denmark, '', 'untouched');
   const single = await o.alice.get(`/messages/${plain}/history`);
-  assert.deepEqual(single.body.message_history.map((s: any) => s.topic), ['general chat']);
+  assert.deepEqual(
+    single.body.message_history.map((s: any) => s.topic),
+    ['general chat'],
+  );
   const raw = await o.alice.get(`/messages/${plain}/history`, { allow_empty_topic_name: true });
-  assert.deepEqual(raw.body.message_history.map((s: any) => s.topic), ['']);
+  assert.deepEqual(
+    raw.body.message_history.map((s: any) => s.topic),
+    [''],
+  );
   expectError(await o.alice.get('/messages/999999/history'), 'Invalid message(s)');
   const dm = await sendDirect(o.alice, [o.bob], 'secret');
   expectError(await o.carol.get(`/messages/${dm}/history`), 'Invalid message(s)');
@@ -294,14 +330,20 @@ test('edit history visibility: none, moves only, all', async () => {
   });
   await withSettings(o, { message_edit_history_visibility_policy: 'moves' }, async () => {
     const history = (await o.bob.get(`/messages/${id}/history`)).body.message_history;
-    assert.deepEqual(history.map((s: any) => s.topic), ['visibility', 'visible move']);
+    assert.deepEqual(
+      history.map((s: any) => s.topic),
+      ['visibility', 'visible move'],
+    );
     for (const s of history) {
       assert.equal(s.content, 'public words', 'no earlier content shows');
       assert.equal(s.prev_content, undefined);
       assert.equal(s.content_html_diff, undefined);
     }
     const m = await fetch(o.bob, id);
-    assert.deepEqual(m.edit_history.map((e: any) => Object.keys(e).sort()), [['prev_topic', 'timestamp', 'topic', 'user_id']]);
+    assert.deepEqual(
+      m.edit_history.map((e: any) => Object.keys(e).sort()),
+      [['prev_topic', 'timestamp', 'topic', 'user_id']],
+    );
   });
 });
 

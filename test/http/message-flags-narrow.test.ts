@@ -68,7 +68,17 @@ test('a narrow range: counts, ids, ends found, and only changes listed', async (
   const all = await byNarrow(alice, { anchor: 'newest', num_before: 10, num_after: 0, narrow });
   assert.deepEqual(
     { ...all.body, result: undefined, msg: undefined },
-    { result: undefined, msg: undefined, processed_count: 6, updated_count: 1, first_processed_id: ids[0], last_processed_id: ids[5], found_oldest: true, found_newest: true, ignored_because_not_subscribed_channels: [] },
+    {
+      result: undefined,
+      msg: undefined,
+      processed_count: 6,
+      updated_count: 1,
+      first_processed_id: ids[0],
+      last_processed_id: ids[5],
+      found_oldest: true,
+      found_newest: true,
+      ignored_because_not_subscribed_channels: [],
+    },
   );
   assert.deepEqual(await drain(q), [readEvent([ids[5]])]);
 
@@ -104,11 +114,20 @@ test('parameters and errors', async () => {
     [{ anchor: 'latest' }, { code: 'BAD_REQUEST', msg: 'Invalid anchor' }],
     [{ num_before: -1 }, { code: 'BAD_REQUEST', msg: 'num_before is too small' }],
     [{ num_after: '"3"' }, { code: 'BAD_REQUEST', msg: 'num_after is not an integer' }],
-    [{ include_anchor: false, num_before: 1, num_after: 1 }, { code: 'BAD_REQUEST', msg: 'The anchor can only be excluded at an end of the range' }],
+    [
+      { include_anchor: false, num_before: 1, num_after: 1 },
+      { code: 'BAD_REQUEST', msg: 'The anchor can only be excluded at an end of the range' },
+    ],
     [{ narrow: '{"a":1}' }, { code: 'BAD_REQUEST', msg: 'narrow is not a list' }],
-    [{ narrow: [{ operator: 'channel', operand: 'Atlantis' }] }, { code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown channel Atlantis', desc: 'unknown channel Atlantis' }],
+    [
+      { narrow: [{ operator: 'channel', operand: 'Atlantis' }] },
+      { code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown channel Atlantis', desc: 'unknown channel Atlantis' },
+    ],
     // The narrow is read before the flag.
-    [{ narrow: [{ operator: 'channel', operand: 'Atlantis' }], flag: 'bogus' }, { code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown channel Atlantis', desc: 'unknown channel Atlantis' }],
+    [
+      { narrow: [{ operator: 'channel', operand: 'Atlantis' }], flag: 'bogus' },
+      { code: 'BAD_NARROW', msg: 'Invalid narrow operator: unknown channel Atlantis', desc: 'unknown channel Atlantis' },
+    ],
     [{ flag: 'bogus' }, { code: 'BAD_REQUEST', msg: "Invalid flag: 'bogus'" }],
     [{ flag: 'mentioned' }, { code: 'BAD_REQUEST', msg: "Flag not editable: 'mentioned'" }],
     [{ op: 'flip' }, { code: 'BAD_REQUEST', msg: "Invalid message flag operation: 'flip'" }],
@@ -136,8 +155,17 @@ test('history in a narrow: processed, changed only where the flag differs; unsub
   const star = await byNarrow(alice, { narrow, flag: 'starred' });
   assert.equal(star.body.updated_count, 4);
   assert.deepEqual(await drain(q), [{ type: 'update_message_flags', op: 'add', operation: 'add', flag: 'starred', messages: ids, all: false }]);
-  const stored = await server.svc.db.selectFrom('user_messages').select(['message_id', 'flags']).where('user_id', '=', alice.id).where('message_id', 'in', ids).orderBy('message_id').execute();
-  assert.deepEqual(stored.map((r) => r.flags), [1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128]);
+  const stored = await server.svc.db
+    .selectFrom('user_messages')
+    .select(['message_id', 'flags'])
+    .where('user_id', '=', alice.id)
+    .where('message_id', 'in', ids)
+    .orderBy('message_id')
+    .execute();
+  assert.deepEqual(
+    stored.map((r) => r.flags),
+    [1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128, 1 | 2 | 128],
+  );
   const unread = await byNarrow(alice, { narrow, op: 'remove' });
   assert.equal(unread.body.processed_count, 4);
   assert.equal(unread.body.updated_count, 0);
@@ -159,9 +187,15 @@ test('the server clamps the range to 5000 messages, keeping at least 2500 before
     select realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client
     from messages, generate_series(1, 5100) where id = ${seed}`.execute(server.svc.db);
   await sql`insert into user_messages (realm_id, user_id, message_id, flags)
-    select ${realm}, ${dana.id}, id, 0 from messages where channel_id = (select channel_id from messages where id = ${seed}) and id > ${seed}`.execute(server.svc.db);
+    select ${realm}, ${dana.id}, id, 0 from messages where channel_id = (select channel_id from messages where id = ${seed}) and id > ${seed}`.execute(
+    server.svc.db,
+  );
   // The seed and its copies; before them, the channel opens with Notification Bot's creation message.
-  const ids = (await sql<{ id: number }>`select id from messages where channel_id = (select channel_id from messages where id = ${seed}) and id >= ${seed} order by id`.execute(server.svc.db)).rows.map((r) => r.id);
+  const ids = (
+    await sql<{
+      id: number;
+    }>`select id from messages where channel_id = (select channel_id from messages where id = ${seed}) and id >= ${seed} order by id`.execute(server.svc.db)
+  ).rows.map((r) => r.id);
   assert.equal(ids.length, 5101);
   const creation = (await dana.get(`/streams/${await channelId('Bulk')}`)).body.stream.first_message_id;
   assert.ok(creation < seed);
@@ -205,8 +239,19 @@ test('mark_all_as_read: every unread message, one event with all: true', async (
   const carol = await server.createUser({ email: 'carol@example.com', fullName: 'Carol Cole' });
   await subscribe(bob, 'Lisbon', [carol]);
   // Subscribed by Bob, Carol hears of it from Notification Bot: unread too.
-  const notices = (await carol.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'sender', operand: 'notification-bot@confab.internal' }], apply_markdown: false })).body.messages;
-  assert.deepEqual(notices.map((m: any) => m.content), [`@_**Bob Baker|${bob.id}** subscribed you to #**Lisbon**.`]);
+  const notices = (
+    await carol.get('/messages', {
+      anchor: 'newest',
+      num_before: 10,
+      num_after: 0,
+      narrow: [{ operator: 'sender', operand: 'notification-bot@confab.internal' }],
+      apply_markdown: false,
+    })
+  ).body.messages;
+  assert.deepEqual(
+    notices.map((m: any) => m.content),
+    [`@_**Bob Baker|${bob.id}** subscribed you to #**Lisbon**.`],
+  );
   const ids = [await sendTo(bob, 'Lisbon', 'a'), await sendTo(bob, 'Porto', 'b')];
   const dm = (await bob.post('/messages', { type: 'direct', to: JSON.stringify([carol.id]), content: 'hi' })).body.id;
   assert.deepEqual(await unreadIn(carol, []), [notices[0].id, ids[0], dm]);
@@ -241,7 +286,10 @@ test('mark_stream_as_read and mark_topic_as_read', async () => {
   // Ids no row can have and topics with NUL: refused plainly, not a 500.
   assert.equal((await alice.post('/mark_topic_as_read', { stream_id: 99_999_999_999, topic_name: 'alpha' })).body.msg, 'Invalid channel ID');
   assert.equal((await alice.post('/mark_stream_as_read', { stream_id: 99_999_999_999 })).body.msg, 'Invalid channel ID');
-  assert.equal((await alice.post('/mark_topic_as_read', { stream_id: lisbon, topic_name: 'al\u0000pha' })).body.msg, 'Invalid character in topic, at position 3!');
+  assert.equal(
+    (await alice.post('/mark_topic_as_read', { stream_id: lisbon, topic_name: 'al\u0000pha' })).body.msg,
+    'Invalid character in topic, at position 3!',
+  );
 
   // Topics match without regard to case; other channels keep theirs.
   assert.deepEqual((await alice.post('/mark_topic_as_read', { stream_id: lisbon, topic_name: 'ALPHA' })).body, { result: 'success', msg: '' });

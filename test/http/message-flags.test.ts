@@ -160,7 +160,12 @@ test('messages the user has no copy of: historical rows, access, silent skips', 
     assert.equal(res.status, 200, `${op} ${name}: ${JSON.stringify(res.body)}`);
   }
   assert.deepEqual(await drain(q), []);
-  const rows = await server.svc.db.selectFrom('user_messages').select('message_id').where('user_id', '=', alice.id).where('message_id', 'in', [old, hidden, theirs]).execute();
+  const rows = await server.svc.db
+    .selectFrom('user_messages')
+    .select('message_id')
+    .where('user_id', '=', alice.id)
+    .where('message_id', 'in', [old, hidden, theirs])
+    .execute();
   assert.deepEqual(rows, []);
 
   // Starring needs access: other people's direct messages, a private channel, unknown ids are refused,
@@ -182,9 +187,17 @@ test('messages the user has no copy of: historical rows, access, silent skips', 
 
   // Marking unread in a channel the user is not subscribed to is skipped and reported.
   const unread = await flag(alice, [old, hidden], 'remove', 'read');
-  assert.deepEqual(unread.body, { result: 'success', msg: '', messages: [old, hidden], ignored_because_not_subscribed_channels: [verona, secret].sort((a, b) => a - b) });
+  assert.deepEqual(unread.body, {
+    result: 'success',
+    msg: '',
+    messages: [old, hidden],
+    ignored_because_not_subscribed_channels: [verona, secret].sort((a, b) => a - b),
+  });
   assert.deepEqual(await flagsOf(alice, old), ['read', 'historical']);
-  assert.deepEqual((await drain(q)).filter((e) => e.flag === 'read'), []);
+  assert.deepEqual(
+    (await drain(q)).filter((e) => e.flag === 'read'),
+    [],
+  );
 
   // Other users' direct messages cannot be marked unread either.
   assert.equal((await flag(alice, [theirs], 'remove', 'read')).body.msg, 'Invalid message(s)');

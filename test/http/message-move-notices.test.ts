@@ -6,7 +6,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerViewer, expectStateInSync } from '../support/state.ts';
 import { FLAG_BITS } from '../../src/messages/flags.ts';
-import { age, channel, events, expectError, flagBits, listen, send, setChannelPermission, startOrg, withPermissions, type Org } from './message-edit.fixture.ts';
+import {
+  age,
+  channel,
+  events,
+  expectError,
+  flagBits,
+  listen,
+  send,
+  setChannelPermission,
+  startOrg,
+  withPermissions,
+  type Org,
+} from './message-edit.fixture.ts';
 import type { Client } from '../support/server.ts';
 
 let o: Org;
@@ -21,14 +33,18 @@ before(async () => {
 after(() => o.server.close());
 
 const edit = (c: Client, id: number, params: Record<string, unknown>) => c.patch(`/messages/${id}`, params);
-const mention = (c: Client) => `@_**${(({ [o.alice.id]: 'Alice Able', [o.bob.id]: 'Bob Baker', [o.carol.id]: 'Carol Cole', [o.moderator.id]: 'Mo Derator', [o.admin.id]: 'Ada Admin' }) as Record<number, string>)[c.id]}|${c.id}**`;
+const mention = (c: Client) =>
+  `@_**${({ [o.alice.id]: 'Alice Able', [o.bob.id]: 'Bob Baker', [o.carol.id]: 'Carol Cole', [o.moderator.id]: 'Mo Derator', [o.admin.id]: 'Ada Admin' } as Record<number, string>)[c.id]}|${c.id}**`;
 
 let names = 0;
 /** A public channel of its own for each test, everyone but the guest subscribed. */
 const place = (name = `place-${++names}`, params: Record<string, unknown> = {}) => channel(o, [o.admin, o.moderator, o.alice, o.bob, o.carol], params, name);
 
 async function lastMessageId(): Promise<number> {
-  const row = await o.server.svc.db.selectFrom('messages').select((eb) => eb.fn.max<number>('id').as('id')).executeTakeFirstOrThrow();
+  const row = await o.server.svc.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.max<number>('id').as('id'))
+    .executeTakeFirstOrThrow();
   return row.id ?? 0;
 }
 
@@ -87,7 +103,11 @@ test('the texts for one message, several, and a whole topic, in the new and the 
   let mark = await lastMessageId();
   assert.equal((await edit(o.carol, one[0], { topic: 'single one', ...both })).status, 200);
   assert.deepEqual(await said(mark), [
-    [ch, 'single one', `[A message](${realmUrl}/#narrow/channel/${ch}-Porto/topic/single.20one/near/${one[0]}) was moved here from #**Porto>first source** by ${mention(o.carol)}.`],
+    [
+      ch,
+      'single one',
+      `[A message](${realmUrl}/#narrow/channel/${ch}-Porto/topic/single.20one/near/${one[0]}) was moved here from #**Porto>first source** by ${mention(o.carol)}.`,
+    ],
     [ch, 'first source', `A message was moved from this topic to #**Porto>single one** by ${mention(o.carol)}.`],
   ]);
 
@@ -132,13 +152,20 @@ test('the texts for one message, several, and a whole topic, in the new and the 
   mark = await lastMessageId();
   assert.equal((await edit(o.carol, stray[1], { topic: 'destination' })).status, 200);
   assert.deepEqual(await said(mark), [
-    [ch, 'destination', `[A message](${realmUrl}/#narrow/channel/${ch}-Porto/topic/destination/near/${stray[1]}) was moved here from #**Porto>strays** by ${mention(o.carol)}.`],
+    [
+      ch,
+      'destination',
+      `[A message](${realmUrl}/#narrow/channel/${ch}-Porto/topic/destination/near/${stray[1]}) was moved here from #**Porto>strays** by ${mention(o.carol)}.`,
+    ],
   ]);
   // A later move takes the breadcrumbs along like any message of the topic.
   mark = await lastMessageId();
   assert.equal((await edit(o.carol, one[1], { topic: 'first again', propagate_mode: 'change_later' })).status, 200);
   assert.deepEqual(await said(mark), [[ch, 'first again', `This topic was moved here from #**Porto>first source** by ${mention(o.carol)}.`]]);
-  assert.deepEqual((await topicMessages(o.alice, ch, 'first again')).map((m) => m.sender_id === botId), [false, false, true, true]);
+  assert.deepEqual(
+    (await topicMessages(o.alice, ch, 'first again')).map((m) => m.sender_id === botId),
+    [false, false, true, true],
+  );
 });
 
 test('the two flags: each notice alone, both (the new topic first), neither', async () => {
@@ -171,7 +198,11 @@ test('moves to another channel: links to both channels, with or without a new to
   let mark = await lastMessageId();
   assert.equal((await edit(o.alice, ids[2], { stream_id: to, ...both })).status, 200);
   assert.deepEqual(await said(mark), [
-    [to, 'trip', `[A message](${realmUrl}/#narrow/channel/${to}-Coimbra/topic/trip/near/${ids[2]}) was moved here from #**Braga>trip** by ${mention(o.alice)}.`],
+    [
+      to,
+      'trip',
+      `[A message](${realmUrl}/#narrow/channel/${to}-Coimbra/topic/trip/near/${ids[2]}) was moved here from #**Braga>trip** by ${mention(o.alice)}.`,
+    ],
     [from, 'trip', `A message was moved from this topic to #**Coimbra>trip** by ${mention(o.alice)}.`],
   ]);
   mark = await lastMessageId();
@@ -204,8 +235,16 @@ test('topic links: the empty topic, and names that would break #**channel>topic*
   mark = await lastMessageId();
   assert.equal((await edit(o.carol, general, { stream_id: odd, topic: '', propagate_mode: 'change_one', ...both })).status, 200);
   assert.deepEqual(await said(mark), [
-    [odd, '', `[A message](${realmUrl}/#narrow/channel/${odd}-R.26D-.5Blab.5D/topic//near/${general}) was moved here from [#Évora > a &gt; b](#narrow/channel/${ch}-.C3.89vora/topic/a.20.3E.20b) by ${mention(o.carol)}.`],
-    [ch, 'a > b', `A message was moved from this topic to [#R&amp;D &#91;lab&#93; > general chat](#narrow/channel/${odd}-R.26D-.5Blab.5D/topic/) by ${mention(o.carol)}.`],
+    [
+      odd,
+      '',
+      `[A message](${realmUrl}/#narrow/channel/${odd}-R.26D-.5Blab.5D/topic//near/${general}) was moved here from [#Évora > a &gt; b](#narrow/channel/${ch}-.C3.89vora/topic/a.20.3E.20b) by ${mention(o.carol)}.`,
+    ],
+    [
+      ch,
+      'a > b',
+      `A message was moved from this topic to [#R&amp;D &#91;lab&#93; > general chat](#narrow/channel/${odd}-R.26D-.5Blab.5D/topic/) by ${mention(o.carol)}.`,
+    ],
   ]);
   // As the clients see it: links and a silent mention.
   const [notice] = (await o.bob.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([['channel', ch]]) })).body.messages;
@@ -264,7 +303,11 @@ test('resolving: "has marked this topic as resolved." in the resolved topic, no 
   assert.equal((await edit(o.carol, ids[0], { topic: '✔ bug', propagate_mode: 'change_all' })).status, 200);
   assert.deepEqual(await said(mark), [[ch, '✔ bug', `${mention(o.carol)} has marked this topic as resolved.`]]);
   // Past the grace period, unresolving says so.
-  await age(o, (await posted(mark)).map((m) => m.id), 61);
+  await age(
+    o,
+    (await posted(mark)).map((m) => m.id),
+    61,
+  );
   mark = await lastMessageId();
   assert.equal((await edit(o.bob, ids[1], { topic: 'bug', propagate_mode: 'change_all' })).status, 200);
   assert.deepEqual(await said(mark), [[ch, 'bug', `${mention(o.bob)} has marked this topic as unresolved.`]]);
@@ -274,7 +317,11 @@ test('resolving: "has marked this topic as resolved." in the resolved topic, no 
     'the resolve notice moved back with the topic',
   );
   // With send_notification_to_old_thread, the topic it left gets the reference's breadcrumb (the new one never does).
-  await age(o, (await posted(mark)).map((m) => m.id), 61);
+  await age(
+    o,
+    (await posted(mark)).map((m) => m.id),
+    61,
+  );
   mark = await lastMessageId();
   assert.equal((await edit(o.carol, ids[0], { topic: '✔ bug', propagate_mode: 'change_all', send_notification_to_old_thread: true })).status, 200);
   assert.deepEqual(await said(mark), [
@@ -309,7 +356,10 @@ test('not a resolve notice: a resolve that renames, a resolve with a content edi
 test('undo: unresolving within the grace period deletes the resolve notice instead of posting another', async () => {
   const ch = await place('Guarda');
   const ids = await topicOf(ch, 'oops', 2);
-  const queue = await listen(o.alice, { event_types: ['delete_message'], client_capabilities: JSON.stringify({ notification_settings_null: false, bulk_message_deletion: true }) });
+  const queue = await listen(o.alice, {
+    event_types: ['delete_message'],
+    client_capabilities: JSON.stringify({ notification_settings_null: false, bulk_message_deletion: true }),
+  });
   const viewer = await registerViewer(o.server, o.alice);
   let mark = await lastMessageId();
   assert.equal((await edit(o.carol, ids[0], { topic: '✔ oops', propagate_mode: 'change_all' })).status, 200);
@@ -319,8 +369,13 @@ test('undo: unresolving within the grace period deletes the resolve notice inste
   assert.equal((await edit(o.bob, ids[0], { topic: 'oops', propagate_mode: 'change_all' })).status, 200);
   assert.deepEqual(await said(mark), []);
   assert.deepEqual(await posted(resolvedNotice.id - 1), []);
-  assert.deepEqual((await topicMessages(o.alice, ch, 'oops')).map((m) => m.id), ids);
-  assert.deepEqual(await events(queue, 'delete_message'), [{ type: 'delete_message', message_ids: [resolvedNotice.id], message_type: 'stream', stream_id: ch, topic: 'oops' }]);
+  assert.deepEqual(
+    (await topicMessages(o.alice, ch, 'oops')).map((m) => m.id),
+    ids,
+  );
+  assert.deepEqual(await events(queue, 'delete_message'), [
+    { type: 'delete_message', message_ids: [resolvedNotice.id], message_type: 'stream', stream_id: ch, topic: 'oops' },
+  ]);
   await expectStateInSync(o.server, viewer, 'after an undone resolve');
 
   // The other way round: resolving an unresolved topic at once deletes the unresolve notice.
@@ -395,14 +450,23 @@ test('a refused move posts nothing; a move in a channel the bot may not post to 
   const ids = await topicOf(ch, 'locked', 2);
   const mark = await lastMessageId();
   await withPermissions(o, { can_move_messages_between_topics_group: 'role:nobody' }, async () => {
-    expectError(await edit(o.carol, ids[0], { topic: 'refused', propagate_mode: 'change_all', send_notification_to_old_thread: true }), "You don't have permission to edit this message");
-    expectError(await edit(o.carol, ids[0], { topic: '✔ locked', propagate_mode: 'change_all', content: 'x' }), "You don't have permission to edit this message");
+    expectError(
+      await edit(o.carol, ids[0], { topic: 'refused', propagate_mode: 'change_all', send_notification_to_old_thread: true }),
+      "You don't have permission to edit this message",
+    );
+    expectError(
+      await edit(o.carol, ids[0], { topic: '✔ locked', propagate_mode: 'change_all', content: 'x' }),
+      "You don't have permission to edit this message",
+    );
   });
   assert.deepEqual(await posted(mark), []);
   // Notification Bot needs no permission to post where the move happened.
   await setChannelPermission(o, ch, 'can_send_message_group', 'role:administrators');
   assert.equal((await edit(o.admin, ids[0], { topic: 'announced', propagate_mode: 'change_all', send_notification_to_old_thread: true })).status, 200);
-  assert.deepEqual((await posted(mark)).map((m) => m.topic), ['announced', 'locked']);
+  assert.deepEqual(
+    (await posted(mark)).map((m) => m.topic),
+    ['announced', 'locked'],
+  );
 });
 
 test('everything stays in sync for a viewer through moves, breadcrumbs, resolves and undos', async () => {
@@ -420,7 +484,13 @@ test('everything stays in sync for a viewer through moves, breadcrumbs, resolves
   await edit(o.carol, ids[0], { topic: 'sync', propagate_mode: 'change_all' });
   await expectStateInSync(o.server, viewer, 'after its undo');
   // Left behind in the origin channel: the partial move (with its breadcrumb) and the channel move's breadcrumb.
-  const left = await o.server.svc.db.selectFrom('messages').select(['sender_id', 'topic']).where('channel_id', '=', from).where('topic', '<>', 'channel events').orderBy('id').execute();
+  const left = await o.server.svc.db
+    .selectFrom('messages')
+    .select(['sender_id', 'topic'])
+    .where('channel_id', '=', from)
+    .where('topic', '<>', 'channel events')
+    .orderBy('id')
+    .execute();
   assert.deepEqual(left, [
     { sender_id: o.alice.id, topic: 'sync part' },
     { sender_id: botId, topic: 'sync part' },
@@ -439,7 +509,10 @@ test('a channel emptied by a move gets the breadcrumb as its first message', asy
   const mark = await lastMessageId();
   assert.equal((await edit(o.carol, ids[0], { stream_id: to, propagate_mode: 'change_all', send_notification_to_old_thread: true })).status, 200);
   const [, left] = await posted(mark);
-  assert.deepEqual([left.channel, left.content], [from, `This topic was moved to #**${(await o.bob.get(`/streams/${to}`)).body.stream.name}>leaving** by ${mention(o.carol)}.`]);
+  assert.deepEqual(
+    [left.channel, left.content],
+    [from, `This topic was moved to #**${(await o.bob.get(`/streams/${to}`)).body.stream.name}>leaving** by ${mention(o.carol)}.`],
+  );
   assert.equal(await firstOf(from), left.id);
   // Emptied, then the breadcrumb: in that order.
   const updates = (await events(queue, 'stream')).filter((e) => e.stream_id === from).map((e) => e.value);

@@ -30,7 +30,11 @@ before(async () => {
     principals: [admin.id, alice.id],
   });
   // Each new channel opens with Notification Bot's creation message.
-  for (const [key, name] of [['newDenmark', 'Denmark'], ['newSweden', 'Sweden'], ['newVault', 'Vault']]) {
+  for (const [key, name] of [
+    ['newDenmark', 'Denmark'],
+    ['newSweden', 'Sweden'],
+    ['newVault', 'Vault'],
+  ]) {
     const id = (await admin.get('/get_stream_id', { stream: name })).body.stream_id;
     ids[key] = (await admin.get(`/streams/${id}`)).body.stream.first_message_id;
   }
@@ -72,8 +76,26 @@ test('the response shape and the message object', async () => {
   assert.deepEqual(
     Object.keys(m).sort(),
     [
-      'avatar_url', 'client', 'content', 'content_type', 'display_recipient', 'flags', 'id', 'is_me_message', 'reactions', 'recipient_id',
-      'sender_email', 'sender_full_name', 'sender_id', 'sender_realm_str', 'stream_id', 'subject', 'submessages', 'timestamp', 'topic_links', 'type',
+      'avatar_url',
+      'client',
+      'content',
+      'content_type',
+      'display_recipient',
+      'flags',
+      'id',
+      'is_me_message',
+      'reactions',
+      'recipient_id',
+      'sender_email',
+      'sender_full_name',
+      'sender_id',
+      'sender_realm_str',
+      'stream_id',
+      'subject',
+      'submessages',
+      'timestamp',
+      'topic_links',
+      'type',
     ].sort(),
   );
   assert.equal(m.id, ids.d1);
@@ -90,29 +112,47 @@ test('the response shape and the message object', async () => {
 
 test('anchors and windows', async () => {
   const all = await idsOf(alice, []);
-  assert.deepEqual(all, [...all].sort((a, b) => a - b));
+  assert.deepEqual(
+    all,
+    [...all].sort((a, b) => a - b),
+  );
   const newest = await get(alice, { anchor: 'newest', num_before: 2, num_after: 0 });
-  assert.deepEqual(newest.body.messages.map((m: any) => m.id), all.slice(-2));
+  assert.deepEqual(
+    newest.body.messages.map((m: any) => m.id),
+    all.slice(-2),
+  );
   assert.equal(newest.body.found_newest, true);
   assert.equal(newest.body.found_oldest, false);
   assert.equal(newest.body.anchor, 10000000000000000);
   const oldest = await get(alice, { anchor: 'oldest', num_before: 0, num_after: 2 });
-  assert.deepEqual(oldest.body.messages.map((m: any) => m.id), all.slice(0, 2));
+  assert.deepEqual(
+    oldest.body.messages.map((m: any) => m.id),
+    all.slice(0, 2),
+  );
   assert.equal(oldest.body.found_oldest, true);
   assert.equal(oldest.body.found_newest, false);
   const around = await get(alice, { anchor: String(all[2]), num_before: 1, num_after: 1 });
-  assert.deepEqual(around.body.messages.map((m: any) => m.id), all.slice(1, 4));
+  assert.deepEqual(
+    around.body.messages.map((m: any) => m.id),
+    all.slice(1, 4),
+  );
   assert.equal(around.body.found_anchor, true);
   assert.equal(around.body.anchor, all[2]);
   const excluded = await get(alice, { anchor: String(all[2]), num_before: 0, num_after: 1, include_anchor: false });
-  assert.deepEqual(excluded.body.messages.map((m: any) => m.id), [all[3]]);
+  assert.deepEqual(
+    excluded.body.messages.map((m: any) => m.id),
+    [all[3]],
+  );
   assert.equal(excluded.body.found_anchor, false);
   const between = await get(alice, { anchor: String(all[2] + 100000), num_before: 1, num_after: 0 });
   assert.equal(between.body.found_anchor, false);
   assert.equal((await get(alice, { anchor: '-5', num_before: 0, num_after: 1 })).body.anchor, 0);
   assert.equal((await get(alice, { anchor: '99999999999999999999', num_before: 0, num_after: 0 })).body.anchor, 10000000000000000);
   // Defaults of zero are served, as the reference does.
-  assert.deepEqual((await get(alice, { anchor: String(all[0]) })).body.messages.map((m: any) => m.id), [all[0]]);
+  assert.deepEqual(
+    (await get(alice, { anchor: String(all[0]) })).body.messages.map((m: any) => m.id),
+    [all[0]],
+  );
 });
 
 test('first_unread, and use_first_unread_anchor', async () => {
@@ -161,22 +201,47 @@ test('parameter errors', async () => {
 
 test('message_ids: the accessible ones, filtered by the narrow', async () => {
   const res = await get(bob, { message_ids: JSON.stringify([ids.d1, ids.s1, ids.v1, ids.dm1, 999999]) });
-  assert.deepEqual(res.body.messages.map((m: any) => m.id), pick('d1', 's1', 'dm1'), 'no protected history, no unknown ids');
+  assert.deepEqual(
+    res.body.messages.map((m: any) => m.id),
+    pick('d1', 's1', 'dm1'),
+    'no protected history, no unknown ids',
+  );
   assert.equal('anchor' in res.body, false);
   assert.equal(res.body.found_anchor, false);
   const narrowed = await get(bob, { message_ids: JSON.stringify([ids.d1, ids.s1]), narrow: JSON.stringify([['channel', 'Sweden']]) });
-  assert.deepEqual(narrowed.body.messages.map((m: any) => m.id), [ids.s1]);
+  assert.deepEqual(
+    narrowed.body.messages.map((m: any) => m.id),
+    [ids.s1],
+  );
 });
 
 test('narrows: channels, topics, senders', async () => {
   assert.deepEqual(await idsOf(bob, [['stream', 'denmark']]), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
   const denmarkId = (await bob.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id;
   assert.deepEqual(await idsOf(bob, [{ operator: 'channel', operand: denmarkId }]), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
-  assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], ['topic', 'CASTLES']]), pick('d1', 'd2'));
-  assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], ['topic', 'general chat']]), pick('d4'));
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['channel', 'Denmark'],
+      ['topic', 'CASTLES'],
+    ]),
+    pick('d1', 'd2'),
+  );
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['channel', 'Denmark'],
+      ['topic', 'general chat'],
+    ]),
+    pick('d4'),
+  );
   assert.deepEqual(await idsOf(bob, [['channel', 'Denmark'], { operator: 'topic', operand: 'castles', negated: true }]), pick('newDenmark', 'd3', 'd4'));
   assert.deepEqual(await idsOf(bob, [['sender', 'alice@example.com']]), pick('d1', 'd3', 'dm1'));
-  assert.deepEqual(await idsOf(bob, [['sender', String(alice.id)], ['channel', 'Denmark']]), pick('d1', 'd3'));
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['sender', String(alice.id)],
+      ['channel', 'Denmark'],
+    ]),
+    pick('d1', 'd3'),
+  );
   assert.deepEqual(await idsOf(bob, [['channels', 'public']]), pick('newDenmark', 'newSweden', 'd1', 'd2', 'd3', 's1', 'd4'));
   // Notification Bot's: the public channels' creation messages, not the vault's (from before Bob joined), and its direct message.
   assert.deepEqual(await idsOf(bob, [['sender', 'notification-bot@confab.internal']]), pick('newDenmark', 'newSweden', 'joinedVault'));
@@ -186,7 +251,13 @@ test('narrows: channels, topics, senders', async () => {
     [[['is', 'happy']], "Invalid narrow operator: unknown 'is' operand happy"],
     [[['frobnicate', 'x']], 'Invalid narrow operator: unknown operator frobnicate'],
     [[['channels', 'all']], 'Invalid narrow operator: unknown channels operand all'],
-    [[['channel', 'Denmark'], ['is', 'dm']], 'Invalid narrow operator: No message can be both a channel message and direct message'],
+    [
+      [
+        ['channel', 'Denmark'],
+        ['is', 'dm'],
+      ],
+      'Invalid narrow operator: No message can be both a channel message and direct message',
+    ],
     [[['id', 'abc']], 'Invalid narrow operator: Invalid message ID'],
   ];
   for (const [narrow, msg] of errors) {
@@ -196,8 +267,19 @@ test('narrows: channels, topics, senders', async () => {
     assert.equal(res.body.msg, msg);
   }
   // A private channel one cannot see reads as unknown: no hint it exists.
-  assert.equal((await get(carol, { anchor: 'newest', num_before: 1, num_after: 0, narrow: '[["channel","Vault"]]' })).body.msg, 'Invalid narrow operator: unknown channel Vault');
-  const dupWith = await get(bob, { anchor: 'newest', num_before: 1, num_after: 0, narrow: JSON.stringify([['with', String(ids.d1)], ['with', String(ids.d2)]]) });
+  assert.equal(
+    (await get(carol, { anchor: 'newest', num_before: 1, num_after: 0, narrow: '[["channel","Vault"]]' })).body.msg,
+    'Invalid narrow operator: unknown channel Vault',
+  );
+  const dupWith = await get(bob, {
+    anchor: 'newest',
+    num_before: 1,
+    num_after: 0,
+    narrow: JSON.stringify([
+      ['with', String(ids.d1)],
+      ['with', String(ids.d2)],
+    ]),
+  });
   assert.equal(dupWith.body.msg, "Invalid narrow operator combination: Duplicate 'with' operators.");
 });
 
@@ -215,7 +297,12 @@ test('narrows: direct messages', async () => {
 });
 
 test('narrows: flags, content, ids', async () => {
-  await server.svc.db.updateTable('user_messages').set((eb) => ({ flags: eb('flags', '|', FLAG_BITS.starred) })).where('user_id', '=', bob.id).where('message_id', '=', ids.d1).execute();
+  await server.svc.db
+    .updateTable('user_messages')
+    .set((eb) => ({ flags: eb('flags', '|', FLAG_BITS.starred) }))
+    .where('user_id', '=', bob.id)
+    .where('message_id', '=', ids.d1)
+    .execute();
   assert.deepEqual(await idsOf(bob, [['is', 'starred']]), pick('d1'));
   assert.deepEqual(await idsOf(alice, [['is', 'mentioned']]), pick('d2', 'd4'));
   assert.deepEqual(await idsOf(alice, [['is', 'alerted']]), pick('d2', 'd4'));
@@ -224,11 +311,27 @@ test('narrows: flags, content, ids', async () => {
   assert.deepEqual(await idsOf(bob, [['has', 'link']]), pick('d1', 's1', 'joinedVault'));
   assert.deepEqual(await idsOf(bob, [['has', 'image']]), pick('s1'));
   assert.deepEqual(await idsOf(bob, [['has', 'attachment']]), []);
-  await server.svc.db.insertInto('reactions').values({ realm_id: 1, message_id: ids.d2, user_id: alice.id, emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' }).execute();
+  await server.svc.db
+    .insertInto('reactions')
+    .values({ realm_id: 1, message_id: ids.d2, user_id: alice.id, emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' })
+    .execute();
   assert.deepEqual(await idsOf(bob, [['has', 'reaction']]), pick('d2'));
   assert.deepEqual(await idsOf(bob, [['id', String(ids.s1)]]), pick('s1'));
-  assert.deepEqual(await idsOf(bob, [['near', String(ids.s1)], ['channel', 'Sweden']]), pick('newSweden', 's1'), 'near does not filter');
-  assert.deepEqual(await idsOf(bob, [['in', 'all'], ['channel', 'Sweden']]), pick('newSweden', 's1'));
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['near', String(ids.s1)],
+      ['channel', 'Sweden'],
+    ]),
+    pick('newSweden', 's1'),
+    'near does not filter',
+  );
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['in', 'all'],
+      ['channel', 'Sweden'],
+    ]),
+    pick('newSweden', 's1'),
+  );
   const unread = await idsOf(bob, [['is', 'unread']]);
   assert.ok(unread.includes(ids.d1) && !unread.includes(ids.v1));
   assert.deepEqual(await idsOf(bob, [{ operator: 'is', operand: 'unread', negated: true }, ['channel', 'Denmark']]), [], 'nothing read yet');
@@ -236,8 +339,14 @@ test('narrows: flags, content, ids', async () => {
 
 test('narrows: muted, followed, in:home', async () => {
   const denmark = (await carol.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id;
-  await server.svc.db.insertInto('user_topics').values({ realm_id: 1, user_id: bob.id, channel_id: denmark, topic: 'Castles', visibility_policy: 1, last_updated: new Date() }).execute();
-  await server.svc.db.insertInto('user_topics').values({ realm_id: 1, user_id: bob.id, channel_id: denmark, topic: '✔ solved', visibility_policy: 3, last_updated: new Date() }).execute();
+  await server.svc.db
+    .insertInto('user_topics')
+    .values({ realm_id: 1, user_id: bob.id, channel_id: denmark, topic: 'Castles', visibility_policy: 1, last_updated: new Date() })
+    .execute();
+  await server.svc.db
+    .insertInto('user_topics')
+    .values({ realm_id: 1, user_id: bob.id, channel_id: denmark, topic: '✔ solved', visibility_policy: 3, last_updated: new Date() })
+    .execute();
   assert.deepEqual(await idsOf(bob, [['is', 'muted']]), pick('d1', 'd2'));
   // Bob also follows the topics he started (sending follows a topic one initiates).
   assert.deepEqual(await idsOf(bob, [['is', 'followed']]), pick('d3', 's1', 'd4'));
@@ -247,17 +356,31 @@ test('narrows: muted, followed, in:home', async () => {
 
 test('full-text search with highlights', async () => {
   const res = await get(bob, { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([['search', 'elephants']]) });
-  assert.deepEqual(res.body.messages.map((m: any) => m.id), [ids.d2], 'stemmed');
+  assert.deepEqual(
+    res.body.messages.map((m: any) => m.id),
+    [ids.d2],
+    'stemmed',
+  );
   assert.match(res.body.messages[0].match_content, /<span class="highlight">elephant<\/span>/);
   assert.equal(typeof res.body.messages[0].match_subject, 'string');
-  assert.deepEqual(await idsOf(bob, [['search', 'castle'], ['channel', 'Denmark']]), pick('d1', 'd2'), 'topics are searched too');
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['search', 'castle'],
+      ['channel', 'Denmark'],
+    ]),
+    pick('d1', 'd2'),
+    'topics are searched too',
+  );
   assert.deepEqual(await idsOf(bob, [['search', 'words']]), pick('dm1', 'gdm', 'd4'));
   assert.equal((await get(bob, { anchor: 'newest', num_before: 1, num_after: 0, narrow: '[["search","  "]]' })).body.msg, 'operand cannot be blank');
 });
 
 test('history: public channels in full, protected history only from when one joined', async () => {
   const res = await get(carol, { anchor: 'newest', num_before: 10, num_after: 0, narrow: '[["channel","Denmark"]]' });
-  assert.deepEqual(res.body.messages.map((m: any) => m.id), pick('newDenmark', 'd1', 'd2', 'd3', 'd4'));
+  assert.deepEqual(
+    res.body.messages.map((m: any) => m.id),
+    pick('newDenmark', 'd1', 'd2', 'd3', 'd4'),
+  );
   for (const m of res.body.messages) assert.deepEqual(m.flags, ['read', 'historical']);
   assert.deepEqual(await idsOf(carol, []), pick('gdm'), 'without a channel term: own messages only');
   assert.deepEqual(await idsOf(bob, [['channel', 'Vault']]), pick('v2'));
@@ -269,7 +392,13 @@ test('history: public channels in full, protected history only from when one joi
 test('with: follows the message to its conversation', async () => {
   assert.deepEqual(await idsOf(bob, [['with', String(ids.d1)]]), pick('d1', 'd2'));
   assert.deepEqual(await idsOf(bob, [['with', String(ids.dm1)]]), pick('dm1'));
-  assert.deepEqual(await idsOf(bob, [['channel', 'Sweden'], ['with', String(ids.d4)]]), pick('d4'));
+  assert.deepEqual(
+    await idsOf(bob, [
+      ['channel', 'Sweden'],
+      ['with', String(ids.d4)],
+    ]),
+    pick('d4'),
+  );
 });
 
 test('GET /messages/{id}: raw content, flags, access', async () => {
@@ -294,7 +423,10 @@ test('GET /messages/{id}: raw content, flags, access', async () => {
 });
 
 test('matches_narrow and render', async () => {
-  const res = await bob.get('/messages/matches_narrow', { msg_ids: JSON.stringify([ids.d1, ids.d2, ids.s1]), narrow: JSON.stringify([['search', 'elephant']]) });
+  const res = await bob.get('/messages/matches_narrow', {
+    msg_ids: JSON.stringify([ids.d1, ids.d2, ids.s1]),
+    narrow: JSON.stringify([['search', 'elephant']]),
+  });
   assert.deepEqual(Object.keys(res.body.messages), [String(ids.d2)]);
   assert.match(res.body.messages[String(ids.d2)].match_content, /highlight/);
   const rendered = await bob.post('/messages/render', { content: '**bold** @**Alice Able**' });
@@ -316,11 +448,17 @@ test('ids no row can have and operands with NUL: found nowhere, refused plainly,
   assert.ok(some.body.messages.length > 0);
   const byIds = await alice.get('/messages', { message_ids: [huge, some.body.messages[0].id] });
   assert.equal(byIds.status, 200, JSON.stringify(byIds.body));
-  assert.deepEqual(byIds.body.messages.map((m: any) => m.id), [some.body.messages[0].id]);
+  assert.deepEqual(
+    byIds.body.messages.map((m: any) => m.id),
+    [some.body.messages[0].id],
+  );
   assert.deepEqual((await alice.get('/messages', { ...window, narrow: [['id', String(huge)]] })).body.messages, []);
   // A `with` that names no message is dropped, as for any message that does not exist.
   assert.equal((await alice.get('/messages', { ...window, narrow: [['with', String(huge)]] })).body.messages.length, some.body.messages.length);
-  assert.equal((await alice.get('/messages', { ...window, narrow: [{ operator: 'sender', operand: huge }] })).body.msg, `Invalid narrow operator: unknown user ${huge}`);
+  assert.equal(
+    (await alice.get('/messages', { ...window, narrow: [{ operator: 'sender', operand: huge }] })).body.msg,
+    `Invalid narrow operator: unknown user ${huge}`,
+  );
   assert.equal((await alice.get('/messages', { ...window, narrow: [['channel', String(huge)]] })).body.code, 'BAD_NARROW');
   assert.equal((await alice.get('/messages', { ...window, narrow: [{ operator: 'dm', operand: [huge] }] })).body.code, 'BAD_NARROW');
   for (const narrow of [[['topic', 'a\u0000b']], [{ operator: 'search', operand: 'x\u0000' }], [['sender', 'a\u0000@example.com']]]) {

@@ -50,7 +50,10 @@ test('every type alias and the `to` forms of channel messages', async () => {
     assert.equal(m.display_recipient, 'Denmark');
   }
   assert.equal((await send(alice, { type: 'broadcast', to: 'Denmark', topic: 't', content: 'x' })).body.msg, 'Invalid type');
-  assert.equal((await send(alice, { type: 'stream', to: JSON.stringify(['Denmark', 'Other']), topic: 't', content: 'x' })).body.msg, 'Expected exactly one channel');
+  assert.equal(
+    (await send(alice, { type: 'stream', to: JSON.stringify(['Denmark', 'Other']), topic: 't', content: 'x' })).body.msg,
+    'Expected exactly one channel',
+  );
   assert.equal((await send(alice, { type: 'stream', to: '{"a":1}', topic: 't', content: 'x' })).body.msg, 'Invalid data type for channel');
   assert.equal((await send(alice, { type: 'stream', topic: 't', content: 'x' })).body.msg, 'Missing channel');
 });
@@ -76,7 +79,10 @@ test('direct messages: the forms of `to`, one recipient_id per conversation both
   assert.equal(m1.type, 'private');
   assert.equal(m1.recipient_id, m2.recipient_id);
   assert.equal(m2.recipient_id, m3.recipient_id);
-  assert.deepEqual(m1.display_recipient.map((u: any) => u.id), [alice.id, bob.id].sort((a, b) => a - b));
+  assert.deepEqual(
+    m1.display_recipient.map((u: any) => u.id),
+    [alice.id, bob.id].sort((a, b) => a - b),
+  );
   assert.equal(m1.subject, '');
   assert.equal('stream_id' in m1, false);
   // Group conversations: the same recipient whatever the order of `to`.
@@ -86,7 +92,10 @@ test('direct messages: the forms of `to`, one recipient_id per conversation both
   assert.notEqual((await stored(g1.body.id, carol)).recipient_id, m1.recipient_id);
   // To oneself.
   const self = await send(alice, { type: 'direct', to: JSON.stringify([alice.id]), content: 'note to self' });
-  assert.deepEqual((await stored(self.body.id, alice)).display_recipient.map((u: any) => u.id), [alice.id]);
+  assert.deepEqual(
+    (await stored(self.body.id, alice)).display_recipient.map((u: any) => u.id),
+    [alice.id],
+  );
   const errors: [unknown, string][] = [
     [JSON.stringify([bob.id, 'carol@example.com']), 'Recipient lists may contain emails or user IDs, but not both.'],
     ['[]', 'Message must have recipients'],
@@ -196,15 +205,26 @@ test('read_by_sender and its heuristic', async () => {
 });
 
 test('message events: recipients, public-channel followers, local echo', async () => {
-  const register = async (c: Client, params: Record<string, unknown> = {}) => (await c.post('/register', { event_types: ['message'], ...params })).body.queue_id;
+  const register = async (c: Client, params: Record<string, unknown> = {}) =>
+    (await c.post('/register', { event_types: ['message'], ...params })).body.queue_id;
   const queues = {
     alice: await register(alice),
     aliceOther: await register(alice),
     bob: await register(bob, { apply_markdown: true }),
     carol: await register(carol),
     carolAll: await register(carol, { all_public_streams: true }),
-    carolNarrow: await register(carol, { narrow: [['stream', 'Denmark'], ['topic', 'events']] }),
-    bobNarrow: await register(bob, { narrow: [['stream', 'Denmark'], ['topic', 'events']] }),
+    carolNarrow: await register(carol, {
+      narrow: [
+        ['stream', 'Denmark'],
+        ['topic', 'events'],
+      ],
+    }),
+    bobNarrow: await register(bob, {
+      narrow: [
+        ['stream', 'Denmark'],
+        ['topic', 'events'],
+      ],
+    }),
   };
   const res = await send(alice, { type: 'stream', to: 'Denmark', topic: 'events', content: 'hello @**Bob Baker**', queue_id: queues.alice, local_id: '1.01' });
   await channelMessage(alice, 'other topic', 'elsewhere');
@@ -221,9 +241,16 @@ test('message events: recipients, public-channel followers, local echo', async (
   assert.equal(mine.message.content_type, 'text/x-markdown');
   assert.deepEqual(await events(carol, queues.carol), [], 'not a subscriber');
   const followed = await events(carol, queues.carolAll);
-  assert.deepEqual(followed.map((e: any) => e.flags), [[], []]);
+  assert.deepEqual(
+    followed.map((e: any) => e.flags),
+    [[], []],
+  );
   assert.deepEqual(await events(carol, queues.carolNarrow), [], 'a narrow filters; it does not reach channels one is not in');
-  assert.deepEqual((await events(bob, queues.bobNarrow)).map((e: any) => e.message.id), [res.body.id], 'the narrow keeps one topic');
+  assert.deepEqual(
+    (await events(bob, queues.bobNarrow)).map((e: any) => e.message.id),
+    [res.body.id],
+    'the narrow keeps one topic',
+  );
   assert.equal((await send(alice, { type: 'stream', to: 'Denmark', topic: 't', content: 'x', queue_id: queues.alice })).body.var_name, 'local_id');
   // Private channel messages never reach queues that follow public channels.
   await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'quiet-room' }], invite_only: true });
@@ -250,12 +277,19 @@ test('direct message policies', async () => {
   const groups = await systemGroupIds(server.svc.db, 1);
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const set = async (settings: Record<string, number>) => {
-    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify({ ...realm.group_settings, ...settings }) }).where('id', '=', 1).execute();
+    await server.svc.db
+      .updateTable('realms')
+      .set({ group_settings: JSON.stringify({ ...realm.group_settings, ...settings }) })
+      .where('id', '=', 1)
+      .execute();
     server.svc.credentials.clear();
   };
   try {
     await set({ direct_message_permission_group: groups['role:nobody'] });
-    assert.equal((await send(alice, { type: 'direct', to: JSON.stringify([bob.id]), content: 'x' })).body.msg, 'Direct messages are disabled in this organization.');
+    assert.equal(
+      (await send(alice, { type: 'direct', to: JSON.stringify([bob.id]), content: 'x' })).body.msg,
+      'Direct messages are disabled in this organization.',
+    );
     assert.equal((await send(alice, { type: 'direct', to: JSON.stringify([alice.id]), content: 'x' })).status, 200, 'notes to self stay possible');
     await set({ direct_message_initiator_group: groups['role:administrators'] });
     assert.equal(
@@ -265,7 +299,11 @@ test('direct message policies', async () => {
     assert.equal((await send(admin, { type: 'direct', to: JSON.stringify([guest.id]), content: 'x' })).status, 200);
     assert.equal((await send(guest, { type: 'direct', to: JSON.stringify([admin.id]), content: 'reply' })).status, 200, 'an existing conversation');
   } finally {
-    await server.svc.db.updateTable('realms').set({ group_settings: JSON.stringify(realm.group_settings) }).where('id', '=', 1).execute();
+    await server.svc.db
+      .updateTable('realms')
+      .set({ group_settings: JSON.stringify(realm.group_settings) })
+      .where('id', '=', 1)
+      .execute();
     server.svc.credentials.clear();
   }
 });
@@ -275,7 +313,10 @@ test('a refused send stores nothing', async () => {
   const crowdRefusal = await channelMessage(alice, '@**all**', 'big', 'crowded');
   assert.equal(crowdRefusal.status, 400);
   const after = await admin.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
-  assert.deepEqual(after.body.messages.map((m: any) => m.id), before.body.messages.map((m: any) => m.id));
+  assert.deepEqual(
+    after.body.messages.map((m: any) => m.id),
+    before.body.messages.map((m: any) => m.id),
+  );
 });
 
 test('ids no row can have and text with NUL name nothing: 400, not 500, and nothing stored', async () => {

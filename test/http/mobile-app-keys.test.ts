@@ -80,7 +80,16 @@ const USER_KEYS = ['user_id', 'email', 'full_name', 'date_joined', 'is_bot', 'ro
 /** The app's UserSettings. */
 const USER_SETTINGS_KEYS = ['starred_message_counts', 'display_emoji_reaction_users', 'emojiset', 'presence_enabled'];
 /** The app's ZulipStream (streams, and the channel part of subscriptions). */
-const STREAM_KEYS = ['stream_id', 'name', 'description', 'rendered_description', 'date_created', 'invite_only', 'is_web_public', 'history_public_to_subscribers'];
+const STREAM_KEYS = [
+  'stream_id',
+  'name',
+  'description',
+  'rendered_description',
+  'date_created',
+  'invite_only',
+  'is_web_public',
+  'history_public_to_subscribers',
+];
 
 const missing = (body: Record<string, unknown>, keys: string[]) => keys.filter((k) => body[k] === undefined || body[k] === null);
 

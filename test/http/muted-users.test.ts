@@ -44,7 +44,10 @@ test('mute and unmute: list with timestamps, events with the whole list, state i
   assert.deepEqual(ok(await alice.post(`/users/me/muted_users/${bob.id}`)), { result: 'success', msg: '' });
   ok(await alice.post(`/users/me/muted_users/${carol.id}`));
   const list = await muted(alice);
-  assert.deepEqual(list.map((m: any) => m.id), [bob.id, carol.id]);
+  assert.deepEqual(
+    list.map((m: any) => m.id),
+    [bob.id, carol.id],
+  );
   for (const m of list) {
     assert.deepEqual(Object.keys(m), ['id', 'timestamp']);
     assert.ok(Number.isInteger(m.timestamp) && m.timestamp >= before - 1 && m.timestamp <= Date.now() / 1000 + 1);
@@ -58,11 +61,11 @@ test('mute and unmute: list with timestamps, events with the whole list, state i
     { type: 'muted_users', muted_users: list },
     { type: 'muted_users', muted_users: [list[1]] },
   ]);
-  assert.deepEqual(await muted(bob), [], 'the list is the muter\'s own');
+  assert.deepEqual(await muted(bob), [], "the list is the muter's own");
   ok(await alice.delete(`/users/me/muted_users/${carol.id}`));
 });
 
-test('the errors: self, twice, not muted, unknown and other organizations\' users; failures change nothing', async () => {
+test("the errors: self, twice, not muted, unknown and other organizations' users; failures change nothing", async () => {
   expectError(await alice.post(`/users/me/muted_users/${alice.id}`), 'Cannot mute self');
   ok(await alice.post(`/users/me/muted_users/${bob.id}`));
   const list = await muted(alice);
@@ -82,21 +85,24 @@ test('the errors: self, twice, not muted, unknown and other organizations\' user
   ok(await alice.delete(`/users/me/muted_users/${bob.id}`));
 });
 
-test('bots, deactivated users and a guest\'s choices: as the reference, all can be muted', async () => {
+test("bots, deactivated users and a guest's choices: as the reference, all can be muted", async () => {
   const bot = await server.createUser({ fullName: 'Beep Bot' });
   await server.svc.db.updateTable('users').set({ is_bot: true, bot_type: 1, bot_owner_id: alice.id }).where('id', '=', bot.id).execute();
   ok(await guest.post(`/users/me/muted_users/${bot.id}`));
   const gone = await server.createUser({ fullName: 'Gone Soon' });
   ok(await server.owner.delete(`/users/${gone.id}`));
   ok(await guest.post(`/users/me/muted_users/${gone.id}`));
-  assert.deepEqual((await muted(guest)).map((m: any) => m.id), [bot.id, gone.id]);
+  assert.deepEqual(
+    (await muted(guest)).map((m: any) => m.id),
+    [bot.id, gone.id],
+  );
   ok(await guest.delete(`/users/me/muted_users/${gone.id}`));
   ok(await guest.delete(`/users/me/muted_users/${bot.id}`));
   const deactivated = await gone.post(`/users/me/muted_users/${alice.id}`);
   assert.equal(deactivated.status, 401, 'a deactivated user cannot mute');
 });
 
-test('muting marks the muted user\'s messages read, and new ones arrive read', async () => {
+test("muting marks the muted user's messages read, and new ones arrive read", async () => {
   const earlier = [await send(bob, 'one'), await send(bob, 'two'), await sendDm(bob, carol)];
   const fromAlice = await send(alice, 'not muted');
   const viewer = await registerViewer(server, carol);
@@ -105,9 +111,9 @@ test('muting marks the muted user\'s messages read, and new ones arrive read', a
 
   ok(await carol.post(`/users/me/muted_users/${bob.id}`));
   for (const id of earlier) assert.ok((await flagsOf(carol, id)).includes('read'), 'earlier messages are read now');
-  assert.ok(!(await flagsOf(carol, fromAlice)).includes('read'), 'others\' messages stay unread');
+  assert.ok(!(await flagsOf(carol, fromAlice)).includes('read'), "others' messages stay unread");
   assert.ok(!(await flagsOf(alice, earlier[0]!)).includes('read'), 'only for the muter');
-  await expectStateInSync(server, viewer, 'after muting: unread counts lose the muted user\'s messages');
+  await expectStateInSync(server, viewer, "after muting: unread counts lose the muted user's messages");
 
   const later = await send(bob, 'three');
   const laterDm = await sendDm(bob, carol);
@@ -116,9 +122,17 @@ test('muting marks the muted user\'s messages read, and new ones arrive read', a
   assert.ok(!(await flagsOf(alice, later)).includes('read'));
   await expectStateInSync(server, viewer, 'after messages from a muted user');
   const seen = await events(carol, queue);
-  assert.deepEqual(seen.find((e) => e.type === 'update_message_flags'), {
-    type: 'update_message_flags', op: 'add', operation: 'add', flag: 'read', messages: [...earlier].sort((a, b) => a - b), all: false,
-  });
+  assert.deepEqual(
+    seen.find((e) => e.type === 'update_message_flags'),
+    {
+      type: 'update_message_flags',
+      op: 'add',
+      operation: 'add',
+      flag: 'read',
+      messages: [...earlier].sort((a, b) => a - b),
+      all: false,
+    },
+  );
   assert.ok(seen.find((e) => e.type === 'message' && e.message.id === later).flags.includes('read'), 'the message event says read');
 
   // Unmuting does not bring anything back; new messages are unread again.

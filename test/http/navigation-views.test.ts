@@ -104,7 +104,7 @@ test('PATCH and DELETE by fragment (slashes encoded in the path); own views only
   assert.equal((await c.delete('/navigation_views/drafts')).status, 200);
 });
 
-test('events reach the user\'s own clients and keep register state in sync', async () => {
+test("events reach the user's own clients and keep register state in sync", async () => {
   const c = await server.createUser({ fullName: 'Vi Ews' });
   const viewer = await registerViewer(server, c);
   const bystander = await registerViewer(server, other);
@@ -140,11 +140,7 @@ test('concurrent requests for one fragment or one name: one is made, the others 
     Array.from({ length: 5 }, (_, i) => c.post('/navigation_views', { fragment: `narrow/topic/t${i}`, is_pinned: true, name: 'Twin' })),
   );
   for (const results of [same, sameName]) {
-    assert.deepEqual(
-      results.map((r) => r.status).sort(),
-      [200, 400, 400, 400, 400],
-      JSON.stringify(results.map((r) => r.body)),
-    );
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400, 400, 400], JSON.stringify(results.map((r) => r.body)));
     for (const r of results.filter((r) => r.status === 400)) assert.equal(r.body.msg, 'Navigation view already exists.');
   }
   assert.deepEqual((await views(c)).map((v: any) => v.name).sort(), ['DMs', 'Twin']);

@@ -30,25 +30,36 @@ const fresh = (prefix: string) => `${prefix}-${++counter}`;
 
 /** Every message of a channel the client can read, oldest first, raw Markdown. */
 async function channelMessages(c: Client, channel: string) {
-  const body = ok(await c.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, apply_markdown: false, narrow: JSON.stringify([['channel', channel]]) }));
+  const body = ok(
+    await c.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, apply_markdown: false, narrow: JSON.stringify([['channel', channel]]) }),
+  );
   return body.messages as any[];
 }
 
 /** What Notification Bot told the client directly, oldest first. */
 async function botMessagesTo(c: Client) {
-  const body = ok(await c.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, apply_markdown: false, narrow: JSON.stringify([['dm', [botId]]]) }));
+  const body = ok(
+    await c.get('/messages', { anchor: 'oldest', num_before: 0, num_after: 100, apply_markdown: false, narrow: JSON.stringify([['dm', [botId]]]) }),
+  );
   return (body.messages as any[]).filter((m) => m.sender_id === botId);
 }
 
 async function setRealmSettings(settings: Record<string, unknown>) {
   const realm = await server.svc.db.selectFrom('realms').select('settings').where('id', '=', 1).executeTakeFirstOrThrow();
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ ...realm.settings, ...settings }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ ...realm.settings, ...settings }) })
+    .where('id', '=', 1)
+    .execute();
   // Changed behind the actions' back: authenticated requests must not keep the old organization.
   server.svc.credentials.clear();
 }
 
 async function messageCount(): Promise<number> {
-  const row = await server.svc.db.selectFrom('messages').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.svc.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -120,7 +131,7 @@ test('every organization has its own Notification Bot', async () => {
   assert.equal(row.realm_id, boss.realmId);
 });
 
-test("a new channel's first message: Notification Bot in \"channel events\", read for its creator only", async () => {
+test('a new channel\'s first message: Notification Bot in "channel events", read for its creator only', async () => {
   const name = fresh('Fjords');
   ok(await member.post('/users/me/subscriptions', { subscriptions: [{ name, description: 'Deep **water**' }], principals: [member.id, other.id] }));
   const [first, ...rest] = await channelMessages(member, name);
@@ -194,7 +205,10 @@ test('announce: the new-channels channel hears of every channel a request create
   const idB = await channelId(b);
   const last = (await channelMessages(admin, news)).at(-1);
   // A name with `*` would break #**...**: it is linked the plain way, as the reference does.
-  assert.equal(last.content, `${mention(member, 'Mia Member')} created the following channels: #**${a}**, [#${b.replace('*', '&#42;')}](#narrow/channel/${idB}-${b}).`);
+  assert.equal(
+    last.content,
+    `${mention(member, 'Mia Member')} created the following channels: #**${a}**, [#${b.replace('*', '&#42;')}](#narrow/channel/${idB}-${b}).`,
+  );
   assert.equal(await count(), before + 1);
 
   ok(await member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh('quiet') }] }));
@@ -234,12 +248,17 @@ test('subscribed by someone else: a direct message from Notification Bot, for ch
   ok(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: q }, { name: p }] }));
   ok(await member.post('/users/me/subscriptions', { subscriptions: [{ name: q }, { name: p }], principals: [third.id] }));
   // (The reference ends the list with a newline, which sending strips as it does for every message.)
-  assert.equal((await botMessagesTo(third)).at(-1).content, `${mention(member, 'Mia Member')} subscribed you to the following channels:\n\n* #**${p}**\n* #**${q}**`);
+  assert.equal(
+    (await botMessagesTo(third)).at(-1).content,
+    `${mention(member, 'Mia Member')} subscribed you to the following channels:\n\n* #**${p}**\n* #**${q}**`,
+  );
   // The one who subscribed themselves hears nothing.
   assert.equal((await botMessagesTo(member)).length, 0);
 
   const total = await messageCount();
-  const silent = ok(await member.post('/users/me/subscriptions', { subscriptions: [{ name: y }], principals: [other.id], send_new_subscription_messages: false }));
+  const silent = ok(
+    await member.post('/users/me/subscriptions', { subscriptions: [{ name: y }], principals: [other.id], send_new_subscription_messages: false }),
+  );
   assert.equal('new_subscription_messages_sent' in silent, false);
   assert.equal(await messageCount(), total);
 });
@@ -266,7 +285,10 @@ test('a refused request posts nothing', async () => {
   const secret = fresh('secret');
   ok(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: secret }], invite_only: true }));
   const total = await messageCount();
-  const res = await member.post('/users/me/subscriptions', { subscriptions: [{ name: fresh('brand-new') }, { name: secret }], principals: [member.id, other.id] });
+  const res = await member.post('/users/me/subscriptions', {
+    subscriptions: [{ name: fresh('brand-new') }, { name: secret }],
+    principals: [member.id, other.id],
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.msg, `Unable to access channel (${secret}).`);
   assert.equal(await messageCount(), total);

@@ -20,7 +20,10 @@ const ok = (res: { status: number; body: any }) => {
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 };
-const subscribed = async (c: Client) => ok(await c.get('/users/me/subscriptions')).subscriptions.map((s: any) => s.name).sort();
+const subscribed = async (c: Client) =>
+  ok(await c.get('/users/me/subscriptions'))
+    .subscriptions.map((s: any) => s.name)
+    .sort();
 const all = async (c: Client) => ok(await c.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0 })).messages as any[];
 
 test('the bootstrap organization has the default channels, announced in general', async () => {
@@ -42,11 +45,17 @@ test("Welcome Bot's conversations: topics in the reference's order, unread, the 
     INITIAL_MESSAGES.map((m) => [m.channel, m.topic]),
   );
   assert.ok(messages.every((m) => m.sender_full_name === 'Welcome Bot'));
-  assert.ok(messages.every((m) => !m.flags.includes('read')), 'all unread');
+  assert.ok(
+    messages.every((m) => !m.flags.includes('read')),
+    'all unread',
+  );
   const starredTopics = messages.filter((m) => m.flags.includes('starred')).map((m) => m.subject);
   assert.deepEqual(starredTopics, ['moving messages', 'experiments', 'start a conversation', 'greetings', 'welcome to Confab!']);
   const greeting = messages.find((m) => m.subject === 'greetings')!;
-  assert.deepEqual(greeting.reactions.map((r: any) => [r.emoji_name, r.user_id]), [['wave', messages[0].sender_id]]);
+  assert.deepEqual(
+    greeting.reactions.map((r: any) => [r.emoji_name, r.user_id]),
+    [['wave', messages[0].sender_id]],
+  );
   // The spoiler's link and the mention of the channel render as links.
   assert.match(messages.find((m) => m.subject === 'experiments' && m.content.includes('spoiler'))!.content, /stream-topic|stream/);
   const state = ok(await server.owner.post('/register', { fetch_event_types: ['message', 'update_message_flags'] }));
@@ -68,14 +77,22 @@ test('every new member joins the default channels and gets the conversations; bo
   assert.ok(!(await all(server.owner))[0].flags.includes('read'));
 
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
-  const bot = await createUserAsOperator(server.svc, realm, { email: 'helper-bot@example.com', fullName: 'Helper', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const bot = await createUserAsOperator(server.svc, realm, {
+    email: 'helper-bot@example.com',
+    fullName: 'Helper',
+    password: null,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
   const rows = await server.svc.db.selectFrom('user_messages').select('message_id').where('user_id', '=', bot.id).execute();
   assert.equal(rows.length, 0);
 });
 
 test("an invitation's channels decide which conversations the newcomer gets", async () => {
   const admin = new Browser(server);
-  const ownerEmail = (await server.svc.db.selectFrom('users').select('delivery_email').where('id', '=', server.owner.id).executeTakeFirstOrThrow()).delivery_email;
+  const ownerEmail = (await server.svc.db.selectFrom('users').select('delivery_email').where('id', '=', server.owner.id).executeTakeFirstOrThrow())
+    .delivery_email;
   await admin.login(ownerEmail, 'owner-password-1');
   const sandbox = (ok(await server.owner.get('/users/me/subscriptions')).subscriptions as any[]).find((s) => s.name === 'sandbox').stream_id;
   ok(await admin.post('/json/invites', { invitee_emails: 'sandboxer@example.com', stream_ids: [sandbox] }));
@@ -87,7 +104,7 @@ test("an invitation's channels decide which conversations the newcomer gets", as
   assert.equal(messages.length, INITIAL_MESSAGES.filter((m) => m.channel === 'sandbox').length);
 });
 
-test('another organization, created the operator\'s way, starts the same, with its own messages', async () => {
+test("another organization, created the operator's way, starts the same, with its own messages", async () => {
   const other = await server.createOrganization('fresh');
   assert.deepEqual(await subscribed(other), ['Confab', 'general', 'sandbox']);
   const messages = await all(other);

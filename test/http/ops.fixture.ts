@@ -43,7 +43,9 @@ export async function uploadEmoji(client: Client, name: string, data: Buffer = G
 /** A small PNG (thumbnails and avatar sizes are made from it). */
 export async function png(color = '#3366cc'): Promise<Buffer> {
   const { default: sharp } = await import('sharp');
-  return sharp({ create: { width: 40, height: 30, channels: 3, background: color } }).png().toBuffer();
+  return sharp({ create: { width: 40, height: 30, channels: 3, background: color } })
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -95,7 +97,10 @@ export interface Populated {
 export async function populate(server: TestServer): Promise<Populated> {
   const other = await server.createOrganization('other');
   const member = await server.createUser({ fullName: 'Member One' });
-  for (const [owner, name] of [[server.owner, 'backed'], [other, 'elsewhere']] as const) {
+  for (const [owner, name] of [
+    [server.owner, 'backed'],
+    [other, 'elsewhere'],
+  ] as const) {
     ok(await owner.post('/channels/create', { name, subscribers: [owner.id], description: `about ${name}` }));
     await uploadEmoji(owner, `${name}_emoji`);
     const m1 = ok(await owner.post('/messages', { type: 'stream', to: name, topic: 'first topic', content: `hello **${name}** :${name}_emoji:` })).id;
@@ -107,7 +112,12 @@ export async function populate(server: TestServer): Promise<Populated> {
   ok(await member.post('/messages', { type: 'direct', to: [server.owner.id], content: 'a direct message' }));
   ok(await server.owner.patch('/realm', { message_content_edit_limit_seconds: 1234, description: 'A backed-up organization' }));
   ok(await member.patch('/settings', { twenty_four_hour_time: true, emojiset: 'text' }));
-  return { owners: [{ email: server.owner.email!, host: undefined }, { email: other.email!, host: other.host }] };
+  return {
+    owners: [
+      { email: server.owner.email!, host: undefined },
+      { email: other.email!, host: other.host },
+    ],
+  };
 }
 
 /** Clients for the populated organizations' owners on `server` (e.g. after a restore). */
@@ -124,7 +134,9 @@ export async function ownersOn(server: TestServer, populated: Populated): Promis
 export async function snapshot(client: Client): Promise<Record<string, unknown>> {
   const state = ok(await client.post('/register', {}));
   const kept = Object.fromEntries(
-    Object.entries(state).filter(([k]) => /^(realm_|user_settings|subscriptions|unsubscribed|never_subscribed|unread_msgs|recent_private|custom_profile)/.test(k)),
+    Object.entries(state).filter(([k]) =>
+      /^(realm_|user_settings|subscriptions|unsubscribed|never_subscribed|unread_msgs|recent_private|custom_profile)/.test(k),
+    ),
   );
   const messages = ok(await client.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0 })).messages;
   const emoji = ok(await client.get('/realm/emoji')).emoji as Record<string, { source_url: string }>;
@@ -138,7 +150,11 @@ export async function snapshot(client: Client): Promise<Record<string, unknown>>
   // Every stored file the organization shows: attachments, thumbnails, avatars, the icon.
   const files: Record<string, string> = {};
   const fetchFile = async (url: string) => {
-    const res = await client.server.app.inject({ method: 'GET', url, headers: { ...(client.host ? { host: client.host } : {}), authorization: basic(client) } });
+    const res = await client.server.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...(client.host ? { host: client.host } : {}), authorization: basic(client) },
+    });
     assert.equal(res.statusCode, 200, url);
     files[url] = res.rawPayload.toString('base64');
   };

@@ -23,7 +23,10 @@ let receiver: http.Server;
 let receiverUrl: string;
 const received: Received[] = [];
 const answers: Answer[] = [];
-const json = (status: number, body: unknown): Answer => (res) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json =
+  (status: number, body: unknown): Answer =>
+  (res) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 let genericBot: { id: number; email: string };
 let slackBot: { id: number };
 const held: http.ServerResponse[] = [];
@@ -45,7 +48,13 @@ before(async () => {
   const generic = await member.post('/bots', { full_name: 'Echo Bot', short_name: 'echo', bot_type: 3, payload_url: JSON.stringify(receiverUrl) });
   assert.equal(generic.status, 200, JSON.stringify(generic.body));
   genericBot = { id: generic.body.user_id, email: 'echo-bot@confab.test' };
-  const slack = await member.post('/bots', { full_name: 'Slack Bot', short_name: 'slacky', bot_type: 3, payload_url: JSON.stringify(receiverUrl), interface_type: 2 });
+  const slack = await member.post('/bots', {
+    full_name: 'Slack Bot',
+    short_name: 'slacky',
+    bot_type: 3,
+    payload_url: JSON.stringify(receiverUrl),
+    interface_type: 2,
+  });
   slackBot = { id: slack.body.user_id };
 });
 after(async () => {
@@ -67,7 +76,8 @@ async function say(content: string, topic = 'bots'): Promise<number> {
 
 /** Runs the worker `secondsLater` from now (past any backoff). */
 // Only the webhook deliveries: the emails its messages cause (missed-message batches) are not counted.
-const pass = (secondsLater = 0) => runDueJobs(server.svc, { [OUTGOING_WEBHOOK_JOB]: JOB_KINDS[OUTGOING_WEBHOOK_JOB] }, new Date(Date.now() + secondsLater * 1000));
+const pass = (secondsLater = 0) =>
+  runDueJobs(server.svc, { [OUTGOING_WEBHOOK_JOB]: JOB_KINDS[OUTGOING_WEBHOOK_JOB] }, new Date(Date.now() + secondsLater * 1000));
 
 async function messagesFrom(botId: number, after: number) {
   return server.svc.db
@@ -163,7 +173,10 @@ test('a failing service is retried with backoff; after the last attempt the conv
   assert.equal(told.length, 2);
   assert.deepEqual([told[0].content, told[0].topic], ['Failure! Bot is unavailable', 'outage']);
   assert.equal(told[1].channel_id, null);
-  assert.match(told[1].content, /^\[A message\]\(http:\/\/confab\.test\/#narrow\/channel\/\d+-general\/topic\/outage\/near\/\d+\) to your bot @_\*\*Echo Bot\*\* triggered an outgoing webhook\.\nThird party responded with 500$/);
+  assert.match(
+    told[1].content,
+    /^\[A message\]\(http:\/\/confab\.test\/#narrow\/channel\/\d+-general\/topic\/outage\/near\/\d+\) to your bot @_\*\*Echo Bot\*\* triggered an outgoing webhook\.\nThird party responded with 500$/,
+  );
   const ownerCopy = await server.svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', told[1].id).execute();
   assert.ok(ownerCopy.some((r) => r.user_id === member.id));
 });
@@ -216,7 +229,11 @@ test('a delivery held by a worker that died is taken up again when its lease end
   const id = await say('@**Echo Bot** after a crash', 'crash');
   // As if a worker had claimed it and died mid-delivery.
   const [job] = await pendingJobs();
-  await server.svc.db.updateTable('jobs').set({ attempts: 1, locked_until: new Date(Date.now() + 60_000) }).where('id', '=', job.id).execute();
+  await server.svc.db
+    .updateTable('jobs')
+    .set({ attempts: 1, locked_until: new Date(Date.now() + 60_000) })
+    .where('id', '=', job.id)
+    .execute();
   assert.equal(await pass(), 0, 'held by the lease');
   assert.equal(await pass(10 * 60), 1);
   assert.deepEqual(

@@ -43,7 +43,10 @@ async function setRealmSettings(settings: Record<string, unknown>, realmId = 1):
 }
 
 async function messageCount(): Promise<number> {
-  const row = await server.svc.db.selectFrom('messages').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.svc.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -139,7 +142,10 @@ test('signups: "joined this organization." in the signups channel for every way 
   assert.ok(!announcement.flags.includes('read'));
   const mine = (await signups(byApi, hall.name)).find((m) => m.id === announcement.id);
   assert.ok(mine && !mine.flags.includes('read'), 'the new user (in the default channel) has it unread');
-  assert.match(await rendered(owner, announcement.id), new RegExp(`<span class="user-mention silent" data-user-id="${byApi.id}">Api Person</span> joined this organization\\.`));
+  assert.match(
+    await rendered(owner, announcement.id),
+    new RegExp(`<span class="user-mention silent" data-user-id="${byApi.id}">Api Person</span> joined this organization\\.`),
+  );
   await expectStateInSync(server, viewer, 'after POST /users');
 
   // The operator's command (manage create-user).
@@ -205,10 +211,7 @@ test('the inviter hears "accepted your invitation" when the invitation asked; li
   const dm = told.at(-1);
   assert.equal(dm.content, `${mention(newcomer.id, 'Asked Person')} accepted your invitation to join Confab!`);
   assert.equal(dm.sender_full_name, 'Notification Bot');
-  assert.deepEqual(
-    dm.display_recipient.map((r: any) => r.id).sort(),
-    [admin.id, notificationBotId].sort(),
-  );
+  assert.deepEqual(dm.display_recipient.map((r: any) => r.id).sort(), [admin.id, notificationBotId].sort());
   assert.ok(!dm.flags.includes('read'), 'unread for the inviter');
   await expectStateInSync(server, viewer, 'after the acceptance');
 
@@ -252,7 +255,7 @@ test("Welcome Bot quotes the invitation's welcome text to the new user, starred 
   assert.deepEqual(await dmsFrom(plain, welcomeBotId), []);
 });
 
-test('no Welcome Bot message without an administrator\'s text: member invitations, POST /users, empty text', async () => {
+test("no Welcome Bot message without an administrator's text: member invitations, POST /users, empty text", async () => {
   // A member's text is dropped (null), and the organization has no text of its own.
   const fromMember = await accept(await inviteAndToken(member, freshEmail('m'), { welcome_message_custom_text: 'Ignored' }), 'From Member');
   assert.deepEqual(await dmsFrom(fromMember, welcomeBotId), []);
@@ -284,7 +287,10 @@ test('a refused request posts nothing', async () => {
   const key = await inviteAndToken(admin, freshEmail('refused'), { welcome_message_custom_text: 'Hi' });
   const afterInvite = await messageCount();
   assert.equal(afterInvite, before, 'inviting says nothing');
-  refused(await server.anonymous.post('/invites/accept', { key, full_name: 'Wrong Address', password: PASSWORD, email: 'someone-else@example.org' }), 'This invitation was sent to another email address.');
+  refused(
+    await server.anonymous.post('/invites/accept', { key, full_name: 'Wrong Address', password: PASSWORD, email: 'someone-else@example.org' }),
+    'This invitation was sent to another email address.',
+  );
   assert.equal(await messageCount(), before);
   await setRealmSettings({ signup_announcements_stream_id: -1 });
 });
@@ -327,7 +333,14 @@ test('user groups: those someone else adds or removes hear it from Notification 
 
   // Bots are not told.
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  const bot = await createUserAsOperator(server.svc, realm, { email: freshEmail('groupbot'), fullName: 'Group Bot', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const bot = await createUserAsOperator(server.svc, realm, {
+    email: freshEmail('groupbot'),
+    fullName: 'Group Bot',
+    password: null,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
   ok(await admin.post(`/user_groups/${groupId}/members`, { add: JSON.stringify([bot.id]) }));
   assert.equal(await messageCount(), quiet);
 
@@ -338,6 +351,9 @@ test('user groups: those someone else adds or removes hear it from Notification 
   assert.equal(await messageCount(), quiet);
 
   // A refused request posts nothing, even for the part that would have worked.
-  refused(await admin.post(`/user_groups/${groupId}/members`, { add: JSON.stringify([other.id, member.id]) }), `User ${member.id} is already a member of this group`);
+  refused(
+    await admin.post(`/user_groups/${groupId}/members`, { add: JSON.stringify([other.id, member.id]) }),
+    `User ${member.id} is already a member of this group`,
+  );
   assert.equal(await messageCount(), quiet);
 });

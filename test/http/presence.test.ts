@@ -43,7 +43,11 @@ async function age(userId: number, seconds: number) {
 
 async function setRealm(column: 'settings' | 'group_settings', patch: Record<string, unknown>) {
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  await server.svc.db.updateTable('realms').set({ [column]: JSON.stringify({ ...realm[column], ...patch }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ [column]: JSON.stringify({ ...realm[column], ...patch }) })
+    .where('id', '=', 1)
+    .execute();
   // As an administrator's change would: cached credentials hold the organization.
   server.svc.credentials.clear();
 }
@@ -51,7 +55,7 @@ async function setRealm(column: 'settings' | 'group_settings', patch: Record<str
 const report = (c: Client, params: Record<string, unknown> = {}) => c.post('/users/me/presence', { status: 'active', ...params });
 const now = () => Date.now() / 1000;
 
-test('POST /users/me/presence: every role reports and gets everyone\'s presence (legacy format)', async () => {
+test("POST /users/me/presence: every role reports and gets everyone's presence (legacy format)", async () => {
   const roles: Role[] = [ROLE.GUEST, ROLE.MEMBER, ROLE.MODERATOR, ROLE.ADMINISTRATOR, ROLE.OWNER];
   for (const role of roles) {
     const c = await server.createUser({ role });
@@ -110,7 +114,14 @@ test('parameters: status required and checked; ping_only; slim_presence; last_up
 
 test('bots cannot report presence; spectators cannot call any presence endpoint', async () => {
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  const bot = await createUserAsOperator(server.svc, realm, { email: 'presence-bot@example.com', fullName: 'Pres Bot', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const bot = await createUserAsOperator(server.svc, realm, {
+    email: 'presence-bot@example.com',
+    fullName: 'Pres Bot',
+    password: null,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
   const botClient = await server.clientFor(bot.id);
   const res = await report(botClient);
   assert.deepEqual(res.body, { result: 'error', msg: 'This endpoint does not accept bot requests.', code: 'BAD_REQUEST' });
@@ -118,7 +129,11 @@ test('bots cannot report presence; spectators cannot call any presence endpoint'
   // Bots may read presence, but have none.
   assert.equal((await botClient.get('/realm/presence')).status, 200);
   assert.equal((await watcher.get(`/users/${bot.id}/presence`)).body.msg, 'Presence is not supported for bot users.');
-  for (const [method, path] of [['POST', '/users/me/presence'], ['GET', '/realm/presence'], ['GET', `/users/${watcher.id}/presence`]]) {
+  for (const [method, path] of [
+    ['POST', '/users/me/presence'],
+    ['GET', '/realm/presence'],
+    ['GET', `/users/${watcher.id}/presence`],
+  ]) {
     assert.equal((await server.anonymous.request(method, path, { status: 'active' })).status, 401);
   }
 });
@@ -231,11 +246,12 @@ test('register: legacy by email, modern by id (slim_presence or simplified event
   const c = await server.createUser({ fullName: 'Reg Ister' });
   await report(c);
   const legacy = await register(watcher, { fetch_event_types: ['presence'] });
-  assert.deepEqual(Object.keys(legacy).filter((k) => !REGISTER_ALWAYS.includes(k)).sort(), [
-    'presence_last_update_id',
-    'presences',
-    'server_timestamp',
-  ]);
+  assert.deepEqual(
+    Object.keys(legacy)
+      .filter((k) => !REGISTER_ALWAYS.includes(k))
+      .sort(),
+    ['presence_last_update_id', 'presences', 'server_timestamp'],
+  );
   assert.equal(legacy.presences[c.email!].website.status, 'active');
   const slim = await register(watcher, { fetch_event_types: ['presence'], slim_presence: true });
   assert.deepEqual(Object.keys(slim.presences[String(c.id)]).sort(), ['active_timestamp', 'idle_timestamp']);

@@ -13,7 +13,10 @@ import { runDueJobs } from '../../src/jobs/worker.ts';
 import { JOB_KINDS } from '../../src/jobs/kinds.ts';
 import { realmUrl } from '../../src/realm/queries.ts';
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a7f1e4a10000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a7f1e4a10000000049454e44ae426082',
+  'hex',
+);
 const HUGE = 3 * 1024 * 1024;
 
 let server: TestServer;
@@ -115,7 +118,12 @@ test('the proxy refuses bad signatures without fetching anything', async () => {
   const good = proxyPath(url);
   hits.length = 0;
   const forged = good.replace(/\/[0-9a-f]+$/, '/' + Buffer.from(`${base}/og.html`).toString('hex'));
-  for (const path of [forged, `/external_content/${'0'.repeat(40)}/${Buffer.from(url).toString('hex')}`, '/external_content/zz/41', '/external_content/abc/4']) {
+  for (const path of [
+    forged,
+    `/external_content/${'0'.repeat(40)}/${Buffer.from(url).toString('hex')}`,
+    '/external_content/zz/41',
+    '/external_content/abc/4',
+  ]) {
     const res = await fetchProxy(path);
     assert.equal(res.statusCode, 403, path);
     assert.equal(res.body, 'Bad signature');
@@ -165,7 +173,7 @@ test('inline_image_preview off: image links stay plain links', async () => {
 });
 
 test('links into the organization are relative, as the reference renders them', async () => {
-  const org = realmUrl((await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow()), server.config);
+  const org = realmUrl(await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow(), server.config);
   const id = await send(`[here](${org}/#narrow/channel/1-general) and ${org}/#narrow/dm/1 and [out](https://example.com/#narrow)`);
   assert.equal(
     await rendered(id),
@@ -223,7 +231,10 @@ test('pages that cannot be fetched, are too slow, too big or have no image leave
     assert.equal(await pendingJobs(), 0);
     assert.equal(await rendered(id), before);
     const events = (await owner.get('/events', { queue_id: viewer.queueId, last_event_id: viewer.lastEventId, dont_block: true })).body.events;
-    assert.deepEqual(events.filter((e: any) => e.type === 'update_message'), []);
+    assert.deepEqual(
+      events.filter((e: any) => e.type === 'update_message'),
+      [],
+    );
   } finally {
     await setRealm({ inline_url_embed_preview: false });
   }

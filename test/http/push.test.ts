@@ -86,7 +86,14 @@ test('every human role may register; bots and spectators may not', async () => {
     assert.equal(row.status, 'pending');
   }
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  const bot = await createUserAsOperator(server.svc, realm, { email: 'push-bot@example.com', fullName: 'Push Bot', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const bot = await createUserAsOperator(server.svc, realm, {
+    email: 'push-bot@example.com',
+    fullName: 'Push Bot',
+    password: null,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
   const res = await (await server.clientFor(bot.id)).post('/mobile_push/register', registration());
   assert.deepEqual(res.body, { result: 'error', msg: 'This endpoint does not accept bot requests.', code: 'BAD_REQUEST' });
   assert.equal((await server.anonymous.post('/mobile_push/register', registration())).status, 401);
@@ -121,7 +128,12 @@ test('a registration is stored, reported by a push_device event and in register;
   assert.deepEqual(Object.keys(viewer.state.push_devices).sort(), ['2408', '5555']);
 
   // A registration that failed at the push service may be tried again.
-  await server.svc.db.updateTable('push_devices').set({ status: 'failed', error_code: 'INVALID_BOUNCER_PUBLIC_KEY' }).where('user_id', '=', c.id).where('push_account_id', '=', 5555).execute();
+  await server.svc.db
+    .updateTable('push_devices')
+    .set({ status: 'failed', error_code: 'INVALID_BOUNCER_PUBLIC_KEY' })
+    .where('user_id', '=', c.id)
+    .where('push_account_id', '=', 5555)
+    .execute();
   const retry = (await c.post('/register', { fetch_event_types: ['push_device'], event_types: ['push_device'] })).body;
   assert.deepEqual(retry.push_devices['5555'], { status: 'failed', error_code: 'INVALID_BOUNCER_PUBLIC_KEY' });
   assert.equal((await c.post('/mobile_push/register', registration({ push_account_id: 5555 }))).status, 200);

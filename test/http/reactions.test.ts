@@ -128,8 +128,15 @@ test('unicode emoji: by name alone, with code and type, and removal by name or c
 test('the names real clients send exist (iamcal short names and CLDR names)', async () => {
   const id = await channelMessage();
   const names: [string, string][] = [
-    ['tada', '1f389'], ['heart_eyes', '1f60d'], ['+1', '1f44d'], ['joy', '1f602'], ['smile', '1f642'], ['octopus', '1f419'],
-    ['-1', '1f44e'], ['heart', '2764'], ['party_popper', '1f389'],
+    ['tada', '1f389'],
+    ['heart_eyes', '1f60d'],
+    ['+1', '1f44d'],
+    ['joy', '1f602'],
+    ['smile', '1f642'],
+    ['octopus', '1f419'],
+    ['-1', '1f44e'],
+    ['heart', '2764'],
+    ['party_popper', '1f389'],
   ];
   for (const [name, code] of names) {
     ok(await react(alice, id, { emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji' }));
@@ -148,7 +155,11 @@ test('a vote for an existing emoji takes its name, whatever alias the voter used
   ok(await react(admin, id, { emoji_name: 'octopus', emoji_code: '1f44d', reaction_type: 'unicode_emoji' }));
   assert.deepEqual(
     (await reactionsOf(id)).map((r) => [r.user_id, r.emoji_name, r.emoji_code]),
-    [[alice.id, '+1', '1f44d'], [bob.id, '+1', '1f44d'], [admin.id, '+1', '1f44d']],
+    [
+      [alice.id, '+1', '1f44d'],
+      [bob.id, '+1', '1f44d'],
+      [admin.id, '+1', '1f44d'],
+    ],
   );
 });
 
@@ -161,7 +172,10 @@ test('the extra emoji `zulip`: inferred from the name, explicit, and removed wit
   ok(await react(alice, id, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'svc_extra_emoji' }));
   assert.deepEqual(
     (await reactionsOf(id)).map((r) => [r.emoji_name, r.emoji_code, r.reaction_type]),
-    [['zulip', 'zulip', 'svc_extra_emoji'], ['zulip', 'zulip', 'svc_extra_emoji']],
+    [
+      ['zulip', 'zulip', 'svc_extra_emoji'],
+      ['zulip', 'zulip', 'svc_extra_emoji'],
+    ],
   );
   // Removal's type defaults to unicode_emoji, where there is no `zulip`.
   expectError(await unreact(bob, id, { emoji_name: 'zulip' }), "Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
@@ -175,7 +189,10 @@ test('the extra emoji `zulip`: inferred from the name, explicit, and removed wit
   ]);
   // The reference's name of the type is read as ours (COMPAT_NAMES, docs/DECISIONS.md).
   assert.equal((await react(bob, id, { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' })).status, 200);
-  assert.deepEqual((await reactionsOf(id)).filter((r) => r.user_id === bob.id).map((r) => r.reaction_type), ['svc_extra_emoji']);
+  assert.deepEqual(
+    (await reactionsOf(id)).filter((r) => r.user_id === bob.id).map((r) => r.reaction_type),
+    ['svc_extra_emoji'],
+  );
 });
 
 // --- realm_emoji ---
@@ -195,7 +212,10 @@ test('custom emoji uploaded through the API: by name, by id, deactivated, and ta
   ok(await alice.delete('/realm/emoji/party_parrot'));
   const other = await channelMessage();
   expectError(await react(bob, other, { emoji_name: 'party_parrot' }), "Emoji 'party_parrot' does not exist");
-  expectError(await react(bob, other, { emoji_name: 'party_parrot', emoji_code: parrotId, reaction_type: 'realm_emoji' }), 'This custom emoji has been deactivated.');
+  expectError(
+    await react(bob, other, { emoji_name: 'party_parrot', emoji_code: parrotId, reaction_type: 'realm_emoji' }),
+    'This custom emoji has been deactivated.',
+  );
   ok(await react(bob, id, { emoji_name: 'party_parrot', emoji_code: parrotId, reaction_type: 'realm_emoji' }));
   ok(await unreact(alice, id, { emoji_code: parrotId, reaction_type: 'realm_emoji' }));
   ok(await unreact(bob, id, { emoji_code: parrotId, reaction_type: 'realm_emoji' }));
@@ -208,7 +228,10 @@ test('custom emoji uploaded through the API: by name, by id, deactivated, and ta
   ok(await react(bob, msg, { emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' }));
   assert.deepEqual(
     (await reactionsOf(msg)).map((r) => [r.emoji_name, r.emoji_code, r.reaction_type]),
-    [['octopus', octopusId, 'realm_emoji'], ['octopus', '1f419', 'unicode_emoji']],
+    [
+      ['octopus', octopusId, 'realm_emoji'],
+      ['octopus', '1f419', 'unicode_emoji'],
+    ],
   );
   // Removing by the bare name looks the code up the same way, under the type given (default unicode).
   expectError(await unreact(alice, msg, { emoji_name: 'octopus' }), "Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
@@ -244,7 +267,11 @@ test('every validation error, and a failed request changes nothing', async () =>
   expectError(await react(bob, id, { emoji_name: 'blob_other', emoji_code: wrongName, reaction_type: 'realm_emoji' }), 'Invalid custom emoji name.');
 
   expectError(await react(alice, id, { emoji_name: 'tada' }), 'Reaction already exists.', 'REACTION_ALREADY_EXISTS');
-  expectError(await react(alice, id, { emoji_name: 'party_popper', emoji_code: '1f389', reaction_type: 'unicode_emoji' }), 'Reaction already exists.', 'REACTION_ALREADY_EXISTS');
+  expectError(
+    await react(alice, id, { emoji_name: 'party_popper', emoji_code: '1f389', reaction_type: 'unicode_emoji' }),
+    'Reaction already exists.',
+    'REACTION_ALREADY_EXISTS',
+  );
   expectError(await unreact(bob, id, { emoji_name: 'tada' }), "Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
   expectError(await unreact(bob, id, { emoji_code: '1f389', reaction_type: 'realm_emoji' }), "Reaction doesn't exist.", 'REACTION_DOES_NOT_EXIST');
   expectError(await unreact(bob, id, {}), 'At least one of the following arguments must be present: emoji_name, emoji_code');
@@ -267,7 +294,11 @@ test('every validation error, and a failed request changes nothing', async () =>
 test('permission matrix on a public channel message; guests need a subscription', async () => {
   const id = await channelMessage();
   const roles: [Role, boolean][] = [
-    [ROLE.GUEST, false], [ROLE.MEMBER, true], [ROLE.MODERATOR, true], [ROLE.ADMINISTRATOR, true], [ROLE.OWNER, true],
+    [ROLE.GUEST, false],
+    [ROLE.MEMBER, true],
+    [ROLE.MODERATOR, true],
+    [ROLE.ADMINISTRATOR, true],
+    [ROLE.OWNER, true],
   ];
   for (const [role, allowed] of roles) {
     const user = await server.createUser({ role });
@@ -281,16 +312,21 @@ test('permission matrix on a public channel message; guests need a subscription'
   ok(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }], principals: [guest.id] }));
   ok(await react(guest, id, { emoji_name: 'tada' }));
   ok(await admin.delete('/users/me/subscriptions', { subscriptions: ['Denmark'], principals: [guest.id] }));
-  assert.deepEqual((await reactionsOf(id)).map((r) => r.user_id), [guest.id]);
+  assert.deepEqual(
+    (await reactionsOf(id)).map((r) => r.user_id),
+    [guest.id],
+  );
 });
 
 test('private channels: outsiders cannot react; with protected history, neither can later subscribers', async () => {
-  ok(await admin.post('/users/me/subscriptions', {
-    subscriptions: [{ name: 'Secret' }],
-    principals: [admin.id, alice.id],
-    invite_only: true,
-    history_public_to_subscribers: false,
-  }));
+  ok(
+    await admin.post('/users/me/subscriptions', {
+      subscriptions: [{ name: 'Secret' }],
+      principals: [admin.id, alice.id],
+      invite_only: true,
+      history_public_to_subscribers: false,
+    }),
+  );
   const id = await channelMessage(alice, 'Secret');
   for (const outsider of [bob, carol, guest]) {
     expectError(await react(outsider, id, { emoji_name: 'tada' }), 'Invalid message(s)');
@@ -347,12 +383,14 @@ test('reacting to public history creates a read, historical copy; an existing co
 });
 
 test('a private channel with shared history: a later subscriber may react, and gets a copy', async () => {
-  ok(await admin.post('/users/me/subscriptions', {
-    subscriptions: [{ name: 'Shared' }],
-    principals: [admin.id, alice.id],
-    invite_only: true,
-    history_public_to_subscribers: true,
-  }));
+  ok(
+    await admin.post('/users/me/subscriptions', {
+      subscriptions: [{ name: 'Shared' }],
+      principals: [admin.id, alice.id],
+      invite_only: true,
+      history_public_to_subscribers: true,
+    }),
+  );
   const id = await channelMessage(alice, 'Shared');
   expectError(await react(carol, id, { emoji_name: 'tada' }), 'Invalid message(s)');
   ok(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Shared' }], principals: [carol.id] }));
@@ -443,7 +481,10 @@ test('reacting is taking part: topics are followed or unmuted for users who aske
   ok(await bob.patch('/settings', { automatically_follow_topics_policy: 1 }));
   const second = await channelMessage(alice, 'Denmark', 'followed here');
   ok(await react(bob, second, { emoji_name: 'tada' }));
-  assert.deepEqual((await onBob.take()).map((e) => [e.type, e.stream_id, e.topic_name, e.visibility_policy]), [['user_topic', denmark, 'followed here', 3]]);
+  assert.deepEqual(
+    (await onBob.take()).map((e) => [e.type, e.stream_id, e.topic_name, e.visibility_policy]),
+    [['user_topic', denmark, 'followed here', 3]],
+  );
   // Already followed: no second event; joining someone else's reaction counts too.
   ok(await react(alice, second, { emoji_name: 'joy' }));
   ok(await react(bob, second, { emoji_name: 'joy' }));
@@ -455,7 +496,10 @@ test('reacting is taking part: topics are followed or unmuted for users who aske
   ok(await alice.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: quiet, property: 'is_muted', value: true }] }));
   const muted = await channelMessage(bob, 'Quiet', 'in a muted channel');
   ok(await react(alice, muted, { emoji_name: 'tada' }));
-  assert.deepEqual((await onAlice.take()).map((e) => [e.topic_name, e.visibility_policy]), [['in a muted channel', 2]]);
+  assert.deepEqual(
+    (await onAlice.take()).map((e) => [e.topic_name, e.visibility_policy]),
+    [['in a muted channel', 2]],
+  );
 
   // Not subscribed (a historical reaction): no policy.
   const onCarol = await topicEvents(carol);
@@ -467,7 +511,11 @@ test('reacting is taking part: topics are followed or unmuted for users who aske
 test('names and codes with NUL name no emoji and no reaction; a refused request changes nothing', async () => {
   const id = (await alice.post('/messages', { type: 'stream', to: 'Denmark', topic: 'nul', content: 'x' })).body.id;
   const path = `/messages/${id}/reactions`;
-  assert.deepEqual((await bob.post(path, { emoji_name: 'smile\u0000' })).body, { result: 'error', msg: "Emoji 'smile\u0000' does not exist", code: 'BAD_REQUEST' });
+  assert.deepEqual((await bob.post(path, { emoji_name: 'smile\u0000' })).body, {
+    result: 'error',
+    msg: "Emoji 'smile\u0000' does not exist",
+    code: 'BAD_REQUEST',
+  });
   assert.equal((await bob.post(path, { emoji_name: 'smile', emoji_code: '1f642\u0000', reaction_type: 'unicode_emoji' })).body.msg, 'Invalid emoji code.');
   assert.equal((await bob.post(path, { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode\u0000' })).body.msg, 'Invalid emoji type.');
   const removed = await bob.delete(path, { emoji_code: '1f642\u0000' });

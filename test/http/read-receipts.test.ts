@@ -29,7 +29,8 @@ function expectError(res: { status: number; body: any }, msg: string) {
   assert.deepEqual({ status: res.status, body: res.body }, { status: 400, body: { result: 'error', msg, code: 'BAD_REQUEST' } });
 }
 
-const send = async (from: Client, to = 'Denmark') => ok(await from.post('/messages', { type: 'stream', to, topic: 'receipts', content: 'read me', read_by_sender: true })).id;
+const send = async (from: Client, to = 'Denmark') =>
+  ok(await from.post('/messages', { type: 'stream', to, topic: 'receipts', content: 'read me', read_by_sender: true })).id;
 const read = async (c: Client, id: number) => ok(await c.post('/messages/flags', { messages: [id], op: 'add', flag: 'read' }));
 const receipts = async (c: Client, id: number) => ok(await c.get(`/messages/${id}/read_receipts`)).user_ids;
 
@@ -38,8 +39,15 @@ test('readers are listed, never the sender; the caller when they read it; unread
   assert.deepEqual(await receipts(bob, id), []);
   await read(bob, id);
   await read(carol, id);
-  assert.deepEqual(await receipts(bob, id), [bob.id, carol.id].sort((a, b) => a - b));
-  assert.deepEqual(await receipts(alice, id), [bob.id, carol.id].sort((a, b) => a - b), 'the sender read it, and is not listed');
+  assert.deepEqual(
+    await receipts(bob, id),
+    [bob.id, carol.id].sort((a, b) => a - b),
+  );
+  assert.deepEqual(
+    await receipts(alice, id),
+    [bob.id, carol.id].sort((a, b) => a - b),
+    'the sender read it, and is not listed',
+  );
   ok(await carol.post('/messages/flags', { messages: [id], op: 'remove', flag: 'read' }));
   assert.deepEqual(await receipts(alice, id), [bob.id]);
 });
@@ -54,7 +62,10 @@ test('send_read_receipts off hides a user; deactivated users are left out', asyn
   } finally {
     ok(await bob.patch('/settings', { send_read_receipts: true }));
   }
-  assert.deepEqual(await receipts(alice, id), [bob.id, dave.id].sort((a, b) => a - b));
+  assert.deepEqual(
+    await receipts(alice, id),
+    [bob.id, dave.id].sort((a, b) => a - b),
+  );
   const gone = await server.createUser({ fullName: 'Gone Soon' });
   ok(await alice.post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }], principals: [gone.id] }));
   const later = await send(alice);
@@ -72,7 +83,10 @@ test('mutes hide readers both ways', async () => {
   ok(await alice.post(`/users/me/muted_users/${bob.id}`));
   try {
     assert.deepEqual(await receipts(alice, id), [], 'neither who muted the caller nor whom the caller muted');
-    assert.deepEqual(await receipts(dave, id), [bob.id, carol.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      await receipts(dave, id),
+      [bob.id, carol.id].sort((a, b) => a - b),
+    );
   } finally {
     ok(await carol.delete(`/users/me/muted_users/${alice.id}`));
     ok(await alice.delete(`/users/me/muted_users/${bob.id}`));

@@ -123,7 +123,10 @@ test('a standard export carries what consenting users allow, a public one no pri
   assert.equal(exportsEvents[0].exports[0].pending, true);
   assert.deepEqual(exportsEvents.at(-1).exports, ok(await admin.get('/export/realm')).exports);
   const consentEvents = events.filter((e: any) => e.type === 'realm_export_consent').map((e: any) => [e.user_id, e.consented]);
-  assert.deepEqual(consentEvents, [[server.owner.id, true], [admin.id, true]]);
+  assert.deepEqual(consentEvents, [
+    [server.owner.id, true],
+    [admin.id, true],
+  ]);
   const memberEvents = ok(await member.get('/events', { queue_id: memberQueue.queue_id, last_event_id: memberQueue.last_event_id, dont_block: true })).events;
   assert.equal(memberEvents.filter((e: any) => e.type === 'realm_export' || e.type === 'realm_export_consent').length, 0);
   await forgetExports();
@@ -152,7 +155,11 @@ test('one export at a time; five a week, as the reference', async () => {
   const busy = await admin.post('/export/realm');
   assert.deepEqual([busy.status, busy.body.msg], [400, 'An export is already in progress.']);
   // One left pending a day ago was lost with its process: marked failed, and no longer in the way.
-  await server.svc.db.updateTable('realm_exports').set({ created_at: new Date(Date.now() - 25 * 3600_000) }).where('id', '=', pending.id).execute();
+  await server.svc.db
+    .updateTable('realm_exports')
+    .set({ created_at: new Date(Date.now() - 25 * 3600_000) })
+    .where('id', '=', pending.id)
+    .execute();
   const next = ok(await admin.post('/export/realm')).id;
   await finished(next);
   const lost = ok(await admin.get('/export/realm')).exports.find((e: any) => e.id === pending.id);
@@ -163,7 +170,11 @@ test('one export at a time; five a week, as the reference', async () => {
   for (let i = 0; i < 3; i++) await finished(ok(await admin.post('/export/realm')).id);
   const limited = await admin.post('/export/realm');
   assert.deepEqual([limited.status, limited.body.msg], [400, 'Exceeded rate limit.']);
-  await server.svc.db.updateTable('realm_exports').set({ created_at: new Date(Date.now() - 8 * 86_400_000) }).where('id', '=', next).execute();
+  await server.svc.db
+    .updateTable('realm_exports')
+    .set({ created_at: new Date(Date.now() - 8 * 86_400_000) })
+    .where('id', '=', next)
+    .execute();
   await finished(ok(await admin.post('/export/realm')).id);
   await forgetExports();
 });

@@ -201,7 +201,7 @@ test('each setting is stored, answered and reported by register', async () => {
   assert.equal('jitsi_server_url' in row.settings, false);
 });
 
-test('validation: the reference\'s messages and codes', async () => {
+test("validation: the reference's messages and codes", async () => {
   const publicChannel = await createChannel();
   const archived = await createChannel();
   ok(await owner.delete(`/streams/${archived}`));
@@ -231,19 +231,41 @@ test('validation: the reference\'s messages and codes', async () => {
     [admin, { new_stream_announcements_stream_id: 999999 }, 'Invalid channel ID'],
     [admin, { signup_announcements_stream_id: archived }, 'Invalid channel ID'],
     [admin, { moderation_request_channel_id: publicChannel }, 'Moderation request channel must be private.'],
-    [admin, { can_access_all_users_group: change(sys['role:administrators']) }, "'can_access_all_users_group' setting cannot be set to 'role:administrators' group."],
+    [
+      admin,
+      { can_access_all_users_group: change(sys['role:administrators']) },
+      "'can_access_all_users_group' setting cannot be set to 'role:administrators' group.",
+    ],
     [admin, { can_access_all_users_group: change(sys['role:nobody']) }, "'can_access_all_users_group' setting cannot be set to 'role:nobody' group."],
     [admin, { can_access_all_users_group: change(named) }, "'can_access_all_users_group' must be a system user group.", 'SYSTEM_GROUP_REQUIRED'],
-    [admin, { can_create_web_public_channel_group: change(sys['role:members']) }, "'can_create_web_public_channel_group' setting cannot be set to 'role:members' group."],
-    [admin, { can_create_web_public_channel_group: change({ direct_members: [admin.id], direct_subgroups: [] }) }, "'can_create_web_public_channel_group' must be a system user group.", 'SYSTEM_GROUP_REQUIRED'],
+    [
+      admin,
+      { can_create_web_public_channel_group: change(sys['role:members']) },
+      "'can_create_web_public_channel_group' setting cannot be set to 'role:members' group.",
+    ],
+    [
+      admin,
+      { can_create_web_public_channel_group: change({ direct_members: [admin.id], direct_subgroups: [] }) },
+      "'can_create_web_public_channel_group' must be a system user group.",
+      'SYSTEM_GROUP_REQUIRED',
+    ],
     [owner, { can_manage_all_groups: change(sys['role:nobody']) }, "'can_manage_all_groups' setting cannot be set to 'role:nobody' group."],
-    [owner, { can_manage_billing_group: change({ direct_members: [], direct_subgroups: [] }) }, "'can_manage_billing_group' setting cannot be set to 'role:nobody' group."],
+    [
+      owner,
+      { can_manage_billing_group: change({ direct_members: [], direct_subgroups: [] }) },
+      "'can_manage_billing_group' setting cannot be set to 'role:nobody' group.",
+    ],
     [admin, { can_delete_any_message_group: change(sys['role:everyone']) }, "'can_delete_any_message_group' setting cannot be set to 'role:everyone' group."],
     [admin, { can_add_custom_emoji_group: change(sys['role:internet']) }, "'can_add_custom_emoji_group' setting cannot be set to 'role:internet' group."],
     [admin, { can_add_custom_emoji_group: change(999999) }, 'Invalid user group ID: 999999'],
     [admin, { can_add_custom_emoji_group: change({ direct_members: [999999], direct_subgroups: [] }) }, 'Invalid user ID: 999999'],
     [admin, { can_add_custom_emoji_group: { old: sys['role:members'] } }, 'can_add_custom_emoji_group["new"] is not valid'],
-    [admin, { can_add_custom_emoji_group: change(sys['role:moderators'], sys['role:owners']) }, "'old' value does not match the expected value.", 'EXPECTATION_MISMATCH'],
+    [
+      admin,
+      { can_add_custom_emoji_group: change(sys['role:moderators'], sys['role:owners']) },
+      "'old' value does not match the expected value.",
+      'EXPECTATION_MISMATCH',
+    ],
   ];
   for (const [client, params, msg, code] of cases) refused(await client.patch('/realm', params), msg, code);
   // Deactivated groups cannot become a setting's value.
@@ -268,7 +290,10 @@ test('a failed request changes nothing and announces nothing', async () => {
   refused(res, 'Invalid channel ID');
   assert.deepEqual(await realmState(), before);
   const events = ok(await member.get('/events', { queue_id: viewer.queueId, last_event_id: viewer.lastEventId, dont_block: true })).events;
-  assert.deepEqual(events.filter((e: any) => e.type !== 'heartbeat'), []);
+  assert.deepEqual(
+    events.filter((e: any) => e.type !== 'heartbeat'),
+    [],
+  );
   // No anonymous group was left behind, and every member is still a full member.
   assert.equal(await countGroups(), groupsBefore);
   const full = await server.svc.db.selectFrom('user_group_members').select('user_id').where('group_id', '=', sys['role:fullmembers']).execute();
@@ -296,7 +321,14 @@ test('events: realm/update for most settings, update_dict for message editing, t
     { type: 'realm', op: 'update', property: 'description', value: 'New *words*' },
     { type: 'realm', op: 'update_dict', property: 'default', data: { allow_message_editing: false } },
   ]);
-  ok(await admin.patch('/realm', { message_content_edit_limit_seconds: '"unlimited"', message_content_delete_limit_seconds: 120, topics_policy: 'disable_empty_topic', message_edit_history_visibility_policy: 'moves' }));
+  ok(
+    await admin.patch('/realm', {
+      message_content_edit_limit_seconds: '"unlimited"',
+      message_content_delete_limit_seconds: 120,
+      topics_policy: 'disable_empty_topic',
+      message_edit_history_visibility_policy: 'moves',
+    }),
+  );
   assert.deepEqual(await events.next(), [
     { type: 'realm', op: 'update', property: 'message_content_delete_limit_seconds', value: 120 },
     { type: 'realm', op: 'update_dict', property: 'default', data: { message_content_edit_limit_seconds: null } },
@@ -304,7 +336,12 @@ test('events: realm/update for most settings, update_dict for message editing, t
     { type: 'realm', op: 'update_dict', property: 'default', data: { topics_policy: 'disable_empty_topic', mandatory_topics: true } },
   ]);
   const anonymous = { direct_members: [member.id], direct_subgroups: [sys['role:moderators']] };
-  const answer = ok(await admin.patch('/realm', { can_add_custom_emoji_group: change(anonymous, sys['role:members']), can_mention_many_users_group: change({ direct_members: [], direct_subgroups: [sys['role:moderators']] }) }));
+  const answer = ok(
+    await admin.patch('/realm', {
+      can_add_custom_emoji_group: change(anonymous, sys['role:members']),
+      can_mention_many_users_group: change({ direct_members: [], direct_subgroups: [sys['role:moderators']] }),
+    }),
+  );
   assert.deepEqual(answer.can_add_custom_emoji_group, anonymous);
   // A single subgroup and no members is that group.
   assert.equal(answer.can_mention_many_users_group, sys['role:moderators']);
@@ -313,25 +350,48 @@ test('events: realm/update for most settings, update_dict for message editing, t
     { type: 'realm', op: 'update_dict', property: 'default', data: { can_mention_many_users_group: sys['role:moderators'] } },
   ]);
   // `old` naming the anonymous value as it is now.
-  ok(await admin.patch('/realm', { can_add_custom_emoji_group: change(sys['role:members'], { direct_members: [member.id], direct_subgroups: [sys['role:moderators']] }) }));
+  ok(
+    await admin.patch('/realm', {
+      can_add_custom_emoji_group: change(sys['role:members'], { direct_members: [member.id], direct_subgroups: [sys['role:moderators']] }),
+    }),
+  );
   assert.equal((await events.next())[0].data.can_add_custom_emoji_group, sys['role:members']);
   // The anonymous group is gone once nothing uses it.
   const anonymousGroups = await server.svc.db.selectFrom('user_groups').select('id').where('name', 'is', null).where('realm_id', '=', 1).execute();
-  const used = new Set(Object.values((await server.svc.db.selectFrom('realms').select('group_settings').where('id', '=', 1).executeTakeFirstOrThrow()).group_settings));
+  const used = new Set(
+    Object.values((await server.svc.db.selectFrom('realms').select('group_settings').where('id', '=', 1).executeTakeFirstOrThrow()).group_settings),
+  );
   const channelUses = await server.svc.db.selectFrom('channels').selectAll().execute();
   for (const g of anonymousGroups) {
     const byChannel = channelUses.some((c: any) => Object.entries(c).some(([k, v]) => k.endsWith('_group_id') && v === g.id));
-    const byGroup = await server.svc.db.selectFrom('user_groups').select('id').where((eb) => eb.or([
-      eb('can_add_members_group_id', '=', g.id), eb('can_join_group_id', '=', g.id), eb('can_leave_group_id', '=', g.id),
-      eb('can_manage_group_id', '=', g.id), eb('can_mention_group_id', '=', g.id), eb('can_remove_members_group_id', '=', g.id),
-    ])).executeTakeFirst();
+    const byGroup = await server.svc.db
+      .selectFrom('user_groups')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb('can_add_members_group_id', '=', g.id),
+          eb('can_join_group_id', '=', g.id),
+          eb('can_leave_group_id', '=', g.id),
+          eb('can_manage_group_id', '=', g.id),
+          eb('can_mention_group_id', '=', g.id),
+          eb('can_remove_members_group_id', '=', g.id),
+        ]),
+      )
+      .executeTakeFirst();
     assert.ok(used.has(g.id) || byChannel || byGroup, `anonymous group ${g.id} left behind`);
   }
-  ok(await owner.patch('/realm', {
-    name: 'Test Organization', description: '', allow_message_editing: true, message_content_edit_limit_seconds: 600,
-    message_content_delete_limit_seconds: '"unlimited"', topics_policy: 'allow_empty_topic', message_edit_history_visibility_policy: 'all',
-    can_mention_many_users_group: change(sys['role:administrators']),
-  }));
+  ok(
+    await owner.patch('/realm', {
+      name: 'Test Organization',
+      description: '',
+      allow_message_editing: true,
+      message_content_edit_limit_seconds: 600,
+      message_content_delete_limit_seconds: '"unlimited"',
+      topics_policy: 'allow_empty_topic',
+      message_edit_history_visibility_policy: 'all',
+      can_mention_many_users_group: change(sys['role:administrators']),
+    }),
+  );
   await events.close();
 });
 
@@ -349,7 +409,12 @@ test('register stays in sync for owner, member and guest viewers', async () => {
   ok(await admin.patch('/realm', { name: 'Synced', description: 'Hello', default_language: 'fr', digest_weekday: 2 }));
   await sync('name, description and scalars');
   // The creation permissions register derives for the caller follow the group settings.
-  ok(await admin.patch('/realm', { can_create_public_channel_group: change(sys['role:administrators']), can_add_subscribers_group: change(sys['role:moderators']) }));
+  ok(
+    await admin.patch('/realm', {
+      can_create_public_channel_group: change(sys['role:administrators']),
+      can_add_subscribers_group: change(sys['role:moderators']),
+    }),
+  );
   await sync('narrower creation permissions');
   const mine = (await realmState(member)) && ok(await member.post('/register', { fetch_event_types: ['realm_user'] }));
   assert.equal(mine.can_create_public_streams, false);
@@ -357,13 +422,24 @@ test('register stays in sync for owner, member and guest viewers', async () => {
   await member.delete('/events', { queue_id: mine.queue_id });
   ok(await admin.patch('/realm', { can_create_public_channel_group: change({ direct_members: [member.id], direct_subgroups: [sys['role:owners']] }) }));
   await sync('an anonymous group naming the member');
-  ok(await admin.patch('/realm', { can_create_private_channel_group: change(sys['role:moderators']), can_create_web_public_channel_group: change(sys['role:moderators']) }));
+  ok(
+    await admin.patch('/realm', {
+      can_create_private_channel_group: change(sys['role:moderators']),
+      can_create_web_public_channel_group: change(sys['role:moderators']),
+    }),
+  );
   await sync('legacy policies');
   ok(await admin.patch('/realm', { enable_spectator_access: true }));
   await sync('web-public channels enabled');
   ok(await owner.patch('/realm', { can_invite_users_group: change(sys['role:fullmembers']), can_mention_many_users_group: change(sys['role:everyone']) }));
   await sync('invitations and wildcard mentions');
-  ok(await admin.patch('/realm', { message_edit_history_visibility_policy: 'none', topics_policy: 'disable_empty_topic', message_content_edit_limit_seconds: '"unlimited"' }));
+  ok(
+    await admin.patch('/realm', {
+      message_edit_history_visibility_policy: 'none',
+      topics_policy: 'disable_empty_topic',
+      message_content_edit_limit_seconds: '"unlimited"',
+    }),
+  );
   await sync('history and topics policies');
   // Role changes after setting changes: the caller's permissions follow both.
   ok(await owner.patch(`/users/${member.id}`, { role: ROLE.MODERATOR }));
@@ -372,11 +448,20 @@ test('register stays in sync for owner, member and guest viewers', async () => {
   await sync('and back');
   ok(
     await owner.patch('/realm', {
-      name: 'Test Organization', description: '', default_language: 'en', digest_weekday: 1,
-      can_create_public_channel_group: change(sys['role:members']), can_add_subscribers_group: change(sys['role:members']),
-      can_create_private_channel_group: change(sys['role:members']), can_create_web_public_channel_group: change(sys['role:owners']),
-      enable_spectator_access: false, can_invite_users_group: change(sys['role:members']), can_mention_many_users_group: change(sys['role:administrators']),
-      message_edit_history_visibility_policy: 'all', topics_policy: 'allow_empty_topic', message_content_edit_limit_seconds: 600,
+      name: 'Test Organization',
+      description: '',
+      default_language: 'en',
+      digest_weekday: 1,
+      can_create_public_channel_group: change(sys['role:members']),
+      can_add_subscribers_group: change(sys['role:members']),
+      can_create_private_channel_group: change(sys['role:members']),
+      can_create_web_public_channel_group: change(sys['role:owners']),
+      enable_spectator_access: false,
+      can_invite_users_group: change(sys['role:members']),
+      can_mention_many_users_group: change(sys['role:administrators']),
+      message_edit_history_visibility_policy: 'all',
+      topics_policy: 'allow_empty_topic',
+      message_content_edit_limit_seconds: 600,
     }),
   );
   await sync('everything back');
@@ -388,7 +473,11 @@ test('a new waiting period moves members out of and into role:fullmembers', asyn
   const veteran = await server.createUser({ fullName: 'Vet Eran' });
   const leaver = await server.createUser({ fullName: 'Lea Ver' });
   // The veteran joined long ago; the leaver is deactivated (no events about them).
-  await server.svc.db.updateTable('users').set({ date_joined: new Date(Date.now() - 40 * 86_400_000) }).where('id', '=', veteran.id).execute();
+  await server.svc.db
+    .updateTable('users')
+    .set({ date_joined: new Date(Date.now() - 40 * 86_400_000) })
+    .where('id', '=', veteran.id)
+    .execute();
   ok(await owner.delete(`/users/${leaver.id}`));
   // A private channel that full members reach without being subscribed, and creation for full members only.
   const reach = await createChannel({ invite_only: true, can_subscribe_group: sys['role:fullmembers'] });
@@ -396,7 +485,9 @@ test('a new waiting period moves members out of and into role:fullmembers', asyn
   const viewers = [await registerViewer(server, newcomer), await registerViewer(server, veteran), await registerViewer(server, owner)];
   const groupEvents = await listen(admin, ['user_group']);
   const fullMembers = async () =>
-    (await server.svc.db.selectFrom('user_group_members').select('user_id').where('group_id', '=', sys['role:fullmembers']).orderBy('user_id').execute()).map((r) => r.user_id);
+    (await server.svc.db.selectFrom('user_group_members').select('user_id').where('group_id', '=', sys['role:fullmembers']).orderBy('user_id').execute()).map(
+      (r) => r.user_id,
+    );
   assert.ok((await fullMembers()).includes(newcomer.id));
 
   ok(await owner.patch('/realm', { waiting_period_threshold: 30 }));
@@ -412,7 +503,10 @@ test('a new waiting period moves members out of and into role:fullmembers', asyn
   for (const v of viewers) await expectStateInSync(server, v, `waiting period 30 (viewer ${v.client.id})`);
   const state = ok(await newcomer.post('/register', { fetch_event_types: ['realm_user', 'stream'] }));
   assert.equal(state.can_create_public_streams, false);
-  assert.equal(state.streams.some((s: any) => s.stream_id === reach), false);
+  assert.equal(
+    state.streams.some((s: any) => s.stream_id === reach),
+    false,
+  );
   await newcomer.delete('/events', { queue_id: state.queue_id });
 
   ok(await owner.patch('/realm', { waiting_period_threshold: 0 }));

@@ -48,16 +48,19 @@ test('a reminder of a channel message: the reference object and wording, in GET 
   const [listed] = await remindersOf(friend);
   assert.equal(typeof listed.rendered_content, 'string');
   assert.match(listed.rendered_content, /<blockquote>/);
-  assert.deepEqual({ ...listed, rendered_content: undefined }, {
-    reminder_id: id,
-    type: 'private',
-    to: [friend.id],
-    content,
-    rendered_content: undefined,
-    scheduled_delivery_timestamp: at,
-    failed: false,
-    reminder_target_message_id: messageId,
-  });
+  assert.deepEqual(
+    { ...listed, rendered_content: undefined },
+    {
+      reminder_id: id,
+      type: 'private',
+      to: [friend.id],
+      content,
+      rendered_content: undefined,
+      scheduled_delivery_timestamp: at,
+      failed: false,
+      reminder_target_message_id: messageId,
+    },
+  );
   // Only its owner sees it, and not among scheduled messages.
   assert.deepEqual(await remindersOf(author), []);
   assert.deepEqual(ok(await friend.get('/scheduled_messages')).scheduled_messages, []);
@@ -75,9 +78,21 @@ test('direct messages, notes, polls: the reference wording', async () => {
   const dmUrl = `http://confab.test/#narrow/dm/${[author.id, friend.id].sort((a, b) => a - b).join(',')}/near/${dm}`;
   const quote = (text: string) => `\`\`\`quote\n${text}\n\`\`\``;
   const cases: [number, Record<string, unknown>, string][] = [
-    [dm, {}, `You requested a reminder for the following direct message.\n\n${mention(author, 'Au Thor')} [said](${dmUrl}) to ${mention(friend, 'Fri End')}:\n${quote('psst')}`],
-    [dm, { note: '\n\nCall back  \n' }, `You requested a reminder for the following direct message. Note:\n > Call back\n\n${mention(author, 'Au Thor')} [said](${dmUrl}) to ${mention(friend, 'Fri End')}:\n${quote('psst')}`],
-    [self, {}, `You requested a reminder for the following direct message.\n\nYou [sent](http://confab.test/#narrow/dm/${author.id}/near/${self}) a note to yourself:\n${quote('buy milk')}`],
+    [
+      dm,
+      {},
+      `You requested a reminder for the following direct message.\n\n${mention(author, 'Au Thor')} [said](${dmUrl}) to ${mention(friend, 'Fri End')}:\n${quote('psst')}`,
+    ],
+    [
+      dm,
+      { note: '\n\nCall back  \n' },
+      `You requested a reminder for the following direct message. Note:\n > Call back\n\n${mention(author, 'Au Thor')} [said](${dmUrl}) to ${mention(friend, 'Fri End')}:\n${quote('psst')}`,
+    ],
+    [
+      self,
+      {},
+      `You requested a reminder for the following direct message.\n\nYou [sent](http://confab.test/#narrow/dm/${author.id}/near/${self}) a note to yourself:\n${quote('buy milk')}`,
+    ],
     [poll, {}, `You requested a reminder for the following message.\n\n${mention(author, 'Au Thor')} [sent](${lobbyUrl(poll)}) a poll in ${lobbyLink(poll)}.`],
   ];
   for (const [messageId, extra, expected] of cases) {
@@ -96,7 +111,10 @@ test('refused: past times, unknown or unreadable messages, long notes; nothing i
   const messageId = await send(author, inLobby('hello'));
   refused(await author.post('/reminders', { message_id: messageId, scheduled_delivery_timestamp: 1000 }), 'Scheduled delivery time must be in the future.');
   refused(await author.post('/reminders', { message_id: 99999, scheduled_delivery_timestamp: later() }), 'Invalid message(s)');
-  refused(await author.post('/reminders', { message_id: messageId, scheduled_delivery_timestamp: later(), note: 'n'.repeat(1001) }), 'Maximum reminder note length: 1000 characters');
+  refused(
+    await author.post('/reminders', { message_id: messageId, scheduled_delivery_timestamp: later(), note: 'n'.repeat(1001) }),
+    'Maximum reminder note length: 1000 characters',
+  );
   // A private channel's message, to someone outside it; a direct message between others.
   const hidden = ok(await server.owner.post('/channels/create', { name: 'remind hidden', subscribers: [server.owner.id], invite_only: true })).id;
   const secretId = await send(server.owner, { type: 'stream', to: String(hidden), topic: 't', content: 'secret' });
@@ -135,7 +153,10 @@ test('a reminder fires once, from Notification Bot, quoting the message as it re
     fired.content,
     `You requested a reminder for the following message. Note:\n > reply\n\n${mention(author, 'Au Thor')} [said](${lobbyUrl(messageId)}) in ${lobbyLink(messageId)}:\n\`\`\`quote\nedited words\n\`\`\``,
   );
-  assert.equal((await remindersOf(friend)).some((r) => r.reminder_id === id), false);
+  assert.equal(
+    (await remindersOf(friend)).some((r) => r.reminder_id === id),
+    false,
+  );
   await expectStateInSync(server, viewer, 'after the reminder fired');
 });
 

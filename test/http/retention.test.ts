@@ -34,7 +34,11 @@ after(() => server.close());
 /** Sends a message and moves it `days` into the past. */
 async function sendAged(params: Record<string, unknown>, days: number, from: Client = server.owner): Promise<number> {
   const { id } = ok(await from.post('/messages', params));
-  await server.svc.db.updateTable('messages').set({ date_sent: new Date(Date.now() - days * DAY) }).where('id', '=', id).execute();
+  await server.svc.db
+    .updateTable('messages')
+    .set({ date_sent: new Date(Date.now() - days * DAY) })
+    .where('id', '=', id)
+    .execute();
   return id;
 }
 const inChannel = (name: string, topic = 'aging') => ({ type: 'stream', to: name, topic, content: `in ${name}` });
@@ -43,7 +47,12 @@ const exists = async (id: number) => (await server.owner.get(`/messages/${id}`))
 
 test('expired messages go, in batches, with delete_message events; the rest stay', async () => {
   const viewer = await registerViewer(server, member);
-  const queue = ok(await member.post('/register', { event_types: ['delete_message'], client_capabilities: { notification_settings_null: false, bulk_message_deletion: true } }));
+  const queue = ok(
+    await member.post('/register', {
+      event_types: ['delete_message'],
+      client_capabilities: { notification_settings_null: false, bulk_message_deletion: true },
+    }),
+  );
   const expired = [
     await sendAged(inChannel('follows realm', 'one'), 40),
     await sendAged(inChannel('follows realm', 'two'), 31),
@@ -66,7 +75,11 @@ test('expired messages go, in batches, with delete_message events; the rest stay
   const deleted = events.filter((e: any) => e.type === 'delete_message');
   assert.deepEqual(deleted.flatMap((e: any) => e.message_ids).sort(), [...expired].sort());
   const topics = deleted.filter((e: any) => e.message_type === 'stream').map((e: any) => [e.stream_id, e.topic]);
-  assert.deepEqual(topics, [[ids.follows, 'one'], [ids.follows, 'two'], [ids.short, 'aging']]);
+  assert.deepEqual(topics, [
+    [ids.follows, 'one'],
+    [ids.follows, 'two'],
+    [ids.short, 'aging'],
+  ]);
   await expectStateInSync(server, viewer, 'after the retention pass');
   const transactions = await server.svc.db.selectFrom('archive_transactions').select('id').execute();
   assert.equal(transactions.length, 4);
@@ -81,9 +94,15 @@ test('expired messages go, in batches, with delete_message events; the rest stay
   assert.equal(await restoreArchived(server.svc, realm), 3);
   for (const id of expired) assert.equal(await exists(id), true, `message ${id} restored`);
   const back = ok(await member.get(`/messages/${expired[0]}`)).message;
-  assert.deepEqual(back.reactions.map((r: any) => r.emoji_name), ['octopus']);
+  assert.deepEqual(
+    back.reactions.map((r: any) => r.emoji_name),
+    ['octopus'],
+  );
   const asMember = ok(await member.get('/messages', { anchor: expired[3], num_before: 0, num_after: 0 })).messages;
-  assert.deepEqual(asMember.map((m: any) => m.id), [expired[3]]);
+  assert.deepEqual(
+    asMember.map((m: any) => m.id),
+    [expired[3]],
+  );
   assert.equal(await restoreArchived(server.svc, realm), 0);
   for (const id of [...expired, ...kept]) ok(await server.owner.delete(`/messages/${id}`));
 });
@@ -127,7 +146,10 @@ test('files only expired messages link go with them, come back on restore, and l
   const lonely = await uploadFile(server.owner, 'lonely.txt', Buffer.from('only in an expired message'));
   const shared = await uploadFile(server.owner, 'shared.txt', Buffer.from('also in a kept message'));
   const pathOf = (url: string) => url.replace(/^\/user_uploads\//, '');
-  const names = async () => ok(await server.owner.get('/attachments')).attachments.map((a: any) => a.name).sort();
+  const names = async () =>
+    ok(await server.owner.get('/attachments'))
+      .attachments.map((a: any) => a.name)
+      .sort();
   const expired = await sendAged({ ...inChannel('five days'), content: `[a](${lonely}) [b](${shared})` }, 10);
   const kept = await sendAged({ ...inChannel('five days'), content: `[b](${shared})` }, 1);
   // A widget's data (submessages) hangs off its message too.
@@ -137,13 +159,18 @@ test('files only expired messages link go with them, come back on restore, and l
   const viewer = await registerViewer(server, server.owner);
   const queue = ok(await server.owner.post('/register', { event_types: ['attachment'] }));
   const events = async () =>
-    ok(await server.owner.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events.filter((e: any) => e.type === 'attachment');
+    ok(await server.owner.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events.filter(
+      (e: any) => e.type === 'attachment',
+    );
 
   assert.equal((await runRetentionPass(server.svc))!.archived, 2);
   assert.equal(await exists(expired), false);
   assert.deepEqual(await names(), ['shared.txt'], 'the file no message links is gone; the shared one stays');
   const removed = await events();
-  assert.deepEqual(removed.map((e: any) => [e.op, e.attachment.id]), [['remove', lonelyId]]);
+  assert.deepEqual(
+    removed.map((e: any) => [e.op, e.attachment.id]),
+    [['remove', lonelyId]],
+  );
   assert.equal(removed[0].upload_space_used, Buffer.byteLength('also in a kept message'));
   assert.notEqual((await download(server.owner, lonely)).status, 200);
   assert.ok(await server.svc.storage.get(`files/${pathOf(lonely)}`), 'the bytes stay for the grace period');
@@ -155,10 +182,16 @@ test('files only expired messages link go with them, come back on restore, and l
   assert.deepEqual(await names(), ['lonely.txt', 'shared.txt']);
   assert.deepEqual(await download(server.owner, lonely), { status: 200, text: 'only in an expired message' });
   const back = ok(await server.owner.get('/attachments')).attachments.find((a: any) => a.name === 'lonely.txt');
-  assert.deepEqual(back.messages.map((m: any) => m.id), [expired]);
+  assert.deepEqual(
+    back.messages.map((m: any) => m.id),
+    [expired],
+  );
   const added = (await events()).slice(1);
   // (No state check here: a restore sends no message events, as the reference's.)
-  assert.deepEqual(added.map((e: any) => [e.op, e.attachment.id]), [['add', lonelyId]]);
+  assert.deepEqual(
+    added.map((e: any) => [e.op, e.attachment.id]),
+    [['add', lonelyId]],
+  );
 
   // Expired again, and the archive forgotten: rows and bytes are gone for good.
   const later = new Date(Date.now() + 31 * DAY);

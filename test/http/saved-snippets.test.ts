@@ -73,11 +73,14 @@ test('create, list, edit and delete a snippet; titles and contents are stripped'
   assert.deepEqual(again.body, NOT_FOUND);
 });
 
-test('the list holds only the caller\'s snippets, oldest first', async () => {
+test("the list holds only the caller's snippets, oldest first", async () => {
   const a = await create(other, 'First', 'one');
   const b = await create(other, 'Second', 'two');
   await create(member, 'Mine', 'not theirs');
-  assert.deepEqual((await list(other)).map((s) => s.id), [a, b]);
+  assert.deepEqual(
+    (await list(other)).map((s) => s.id),
+    [a, b],
+  );
   assert.ok((await list(member)).every((s) => s.title === 'Mine'));
 });
 
@@ -106,7 +109,7 @@ test('title and content bounds', async () => {
   assert.equal(stored.content.length, 10000);
 });
 
-test('unknown ids and other users\' snippets are 404, for every role, and nothing changes', async () => {
+test("unknown ids and other users' snippets are 404, for every role, and nothing changes", async () => {
   const theirs = await create(other, 'Private', 'secret');
   for (const c of [member, admin, server.owner]) {
     const edit = await c.patch(`/saved_snippets/${theirs}`, { title: 'Taken' });
@@ -132,14 +135,17 @@ test('every role keeps its own snippets', async () => {
     const c = await server.createUser({ role });
     const id = await create(c, `Role ${role}`, 'text');
     assert.equal((await c.patch(`/saved_snippets/${id}`, { content: 'edited' })).status, 200);
-    assert.deepEqual((await list(c)).map((s) => [s.id, s.content]), [[id, 'edited']]);
+    assert.deepEqual(
+      (await list(c)).map((s) => [s.id, s.content]),
+      [[id, 'edited']],
+    );
     assert.equal((await c.delete(`/saved_snippets/${id}`)).status, 200);
     assert.deepEqual(await list(c), []);
   }
   assert.equal((await server.anonymous.get('/saved_snippets')).status, 401);
 });
 
-test('events go to the owner\'s queues only; an edit without changes sends none', async () => {
+test("events go to the owner's queues only; an edit without changes sends none", async () => {
   const mine = await queue(member);
   const theirs = await queue(other);
   const id = await create(member, 'Evented', 'body');
@@ -155,11 +161,14 @@ test('events go to the owner\'s queues only; an edit without changes sends none'
   assert.deepEqual(await events(other, theirs), []);
 });
 
-test('register: saved_snippets holds the caller\'s snippets and stays in sync with the events', async () => {
+test("register: saved_snippets holds the caller's snippets and stays in sync with the events", async () => {
   const viewer = await registerViewer(server, member);
   assert.deepEqual(viewer.state.saved_snippets, await list(member));
   const only = await member.post('/register', { fetch_event_types: ['saved_snippets'] });
-  assert.deepEqual(Object.keys(only.body).filter((k) => !REGISTER_ALWAYS.includes(k)), ['saved_snippets']);
+  assert.deepEqual(
+    Object.keys(only.body).filter((k) => !REGISTER_ALWAYS.includes(k)),
+    ['saved_snippets'],
+  );
   const id = await create(member, 'Synced', 'one');
   await expectStateInSync(server, viewer, 'after create');
   await member.patch(`/saved_snippets/${id}`, { content: 'two' });
@@ -168,5 +177,5 @@ test('register: saved_snippets holds the caller\'s snippets and stays in sync wi
   await member.delete(`/saved_snippets/${id}`);
   await expectStateInSync(server, viewer, 'after delete');
   await create(other, 'Elsewhere', 'four');
-  await expectStateInSync(server, viewer, 'after another user\'s snippet');
+  await expectStateInSync(server, viewer, "after another user's snippet");
 });

@@ -55,13 +55,34 @@ async function lobbyMessages(c: Client, content: string) {
 test('a scheduled channel message and direct message: the reference objects, in GET and register, kept by events', async () => {
   const viewer = await registerViewer(server, author);
   const at = later();
-  const channelId = ok(await author.post('/scheduled_messages', { type: 'channel', to: String(lobby), topic: 'plans', content: '**Hi**', scheduled_delivery_timestamp: at })).scheduled_message_id;
-  const dmId = ok(await author.post('/scheduled_messages', { type: 'direct', to: [friend.id, author.id], content: 'psst', scheduled_delivery_timestamp: at + 1 })).scheduled_message_id;
+  const channelId = ok(
+    await author.post('/scheduled_messages', { type: 'channel', to: String(lobby), topic: 'plans', content: '**Hi**', scheduled_delivery_timestamp: at }),
+  ).scheduled_message_id;
+  const dmId = ok(
+    await author.post('/scheduled_messages', { type: 'direct', to: [friend.id, author.id], content: 'psst', scheduled_delivery_timestamp: at + 1 }),
+  ).scheduled_message_id;
   const toSelf = await schedule(author, { type: 'private', to: [author.id], content: 'note to self' });
   const listed = await scheduledOf(author);
   assert.deepEqual(listed.slice(0, 2), [
-    { scheduled_message_id: channelId, type: 'stream', to: lobby, topic: 'plans', content: '**Hi**', rendered_content: '<p><strong>Hi</strong></p>', scheduled_delivery_timestamp: at, failed: false },
-    { scheduled_message_id: dmId, type: 'private', to: [friend.id], content: 'psst', rendered_content: '<p>psst</p>', scheduled_delivery_timestamp: at + 1, failed: false },
+    {
+      scheduled_message_id: channelId,
+      type: 'stream',
+      to: lobby,
+      topic: 'plans',
+      content: '**Hi**',
+      rendered_content: '<p><strong>Hi</strong></p>',
+      scheduled_delivery_timestamp: at,
+      failed: false,
+    },
+    {
+      scheduled_message_id: dmId,
+      type: 'private',
+      to: [friend.id],
+      content: 'psst',
+      rendered_content: '<p>psst</p>',
+      scheduled_delivery_timestamp: at + 1,
+      failed: false,
+    },
   ]);
   assert.deepEqual(listed.find((m) => m.scheduled_message_id === toSelf).to, [author.id]);
   // Nobody else sees them.
@@ -75,27 +96,63 @@ test('a scheduled channel message and direct message: the reference objects, in 
 test('scheduling is refused as the send would be, and changes nothing', async () => {
   const before = await scheduledOf(author);
   const now = Math.floor(Date.now() / 1000);
-  refused(await author.post('/scheduled_messages', { ...inLobby('late'), scheduled_delivery_timestamp: now - 5 }), 'Scheduled delivery time must be in the future.');
+  refused(
+    await author.post('/scheduled_messages', { ...inLobby('late'), scheduled_delivery_timestamp: now - 5 }),
+    'Scheduled delivery time must be in the future.',
+  );
   refused(await author.post('/scheduled_messages', { type: 'stream', to: lobby, content: 'x', scheduled_delivery_timestamp: later() }), 'Missing topic');
   refused(await author.post('/scheduled_messages', { ...inLobby('x'), type: 'letter', scheduled_delivery_timestamp: later() }), 'Invalid type');
   refused(await author.post('/scheduled_messages', { ...inLobby(''), scheduled_delivery_timestamp: later() }), 'Message must not be empty');
-  refused(await author.post('/scheduled_messages', { ...inLobby('x'), to: 'sched lobby', scheduled_delivery_timestamp: later() }), 'Invalid data type for channel ID');
-  refused(await author.post('/scheduled_messages', { ...inLobby('x'), to: 99999, scheduled_delivery_timestamp: later() }), "Channel with ID '99999' does not exist", 400, 'STREAM_DOES_NOT_EXIST');
-  refused(await author.post('/scheduled_messages', { ...inLobby('x'), to: secret, scheduled_delivery_timestamp: later() }), "Not authorized to send to channel 'sched secret'");
-  refused(await author.post('/scheduled_messages', { type: 'direct', to: [99999], content: 'x', scheduled_delivery_timestamp: later() }), 'Invalid user ID 99999');
-  refused(await author.post('/scheduled_messages', { type: 'direct', to: 'friend@example.com', content: 'x', scheduled_delivery_timestamp: later() }), 'Invalid data type for recipients');
-  refused(await author.post('/scheduled_messages', { type: 'direct', to: ['friend@example.com'], content: 'x', scheduled_delivery_timestamp: later() }), 'Recipient list may only contain user IDs');
-  refused(await author.post('/scheduled_messages', { type: 'direct', to: [], content: 'x', scheduled_delivery_timestamp: later() }), 'Message must have recipients');
-  refused(await author.post('/scheduled_messages', { ...inLobby('x'), scheduled_delivery_timestamp: '1.5e9' }), 'scheduled_delivery_timestamp is not an integer');
+  refused(
+    await author.post('/scheduled_messages', { ...inLobby('x'), to: 'sched lobby', scheduled_delivery_timestamp: later() }),
+    'Invalid data type for channel ID',
+  );
+  refused(
+    await author.post('/scheduled_messages', { ...inLobby('x'), to: 99999, scheduled_delivery_timestamp: later() }),
+    "Channel with ID '99999' does not exist",
+    400,
+    'STREAM_DOES_NOT_EXIST',
+  );
+  refused(
+    await author.post('/scheduled_messages', { ...inLobby('x'), to: secret, scheduled_delivery_timestamp: later() }),
+    "Not authorized to send to channel 'sched secret'",
+  );
+  refused(
+    await author.post('/scheduled_messages', { type: 'direct', to: [99999], content: 'x', scheduled_delivery_timestamp: later() }),
+    'Invalid user ID 99999',
+  );
+  refused(
+    await author.post('/scheduled_messages', { type: 'direct', to: 'friend@example.com', content: 'x', scheduled_delivery_timestamp: later() }),
+    'Invalid data type for recipients',
+  );
+  refused(
+    await author.post('/scheduled_messages', { type: 'direct', to: ['friend@example.com'], content: 'x', scheduled_delivery_timestamp: later() }),
+    'Recipient list may only contain user IDs',
+  );
+  refused(
+    await author.post('/scheduled_messages', { type: 'direct', to: [], content: 'x', scheduled_delivery_timestamp: later() }),
+    'Message must have recipients',
+  );
+  refused(
+    await author.post('/scheduled_messages', { ...inLobby('x'), scheduled_delivery_timestamp: '1.5e9' }),
+    'scheduled_delivery_timestamp is not an integer',
+  );
   assert.equal((await server.anonymous.get('/scheduled_messages')).status, 401);
   assert.deepEqual(await scheduledOf(author), before);
   // The send's own rules come along: a wildcard in a large channel, direct messages turned off.
-  const restricted = ok(await server.owner.post('/register', { fetch_event_types: ['realm_user_groups'] })).realm_user_groups.find((g: any) => g.name === 'role:nobody').id;
+  const restricted = ok(await server.owner.post('/register', { fetch_event_types: ['realm_user_groups'] })).realm_user_groups.find(
+    (g: any) => g.name === 'role:nobody',
+  ).id;
   ok(await server.owner.patch('/realm', { direct_message_permission_group: JSON.stringify({ new: restricted }) }));
   try {
-    refused(await author.post('/scheduled_messages', { type: 'direct', to: [friend.id], content: 'x', scheduled_delivery_timestamp: later() }), 'Direct messages are disabled in this organization.');
+    refused(
+      await author.post('/scheduled_messages', { type: 'direct', to: [friend.id], content: 'x', scheduled_delivery_timestamp: later() }),
+      'Direct messages are disabled in this organization.',
+    );
   } finally {
-    const everyone = ok(await server.owner.post('/register', { fetch_event_types: ['realm_user_groups'] })).realm_user_groups.find((g: any) => g.name === 'role:everyone').id;
+    const everyone = ok(await server.owner.post('/register', { fetch_event_types: ['realm_user_groups'] })).realm_user_groups.find(
+      (g: any) => g.name === 'role:everyone',
+    ).id;
     ok(await server.owner.patch('/realm', { direct_message_permission_group: JSON.stringify({ new: everyone }) }));
   }
   assert.deepEqual(await scheduledOf(author), before);
@@ -109,7 +166,16 @@ test('editing: content, topic, recipient, time; each change checked again; other
   const at = later();
   ok(await author.patch(`/scheduled_messages/${id}`, { scheduled_delivery_timestamp: at }));
   let row = (await scheduledOf(author)).find((m) => m.scheduled_message_id === id);
-  assert.deepEqual(row, { scheduled_message_id: id, type: 'stream', to: lobby, topic: 'new plans', content: 'second *draft*', rendered_content: '<p>second <em>draft</em></p>', scheduled_delivery_timestamp: at, failed: false });
+  assert.deepEqual(row, {
+    scheduled_message_id: id,
+    type: 'stream',
+    to: lobby,
+    topic: 'new plans',
+    content: 'second *draft*',
+    rendered_content: '<p>second <em>draft</em></p>',
+    scheduled_delivery_timestamp: at,
+    failed: false,
+  });
   await expectStateInSync(server, viewer, 'after edits');
 
   refused(await author.patch(`/scheduled_messages/${id}`, {}), 'Nothing to change');
@@ -119,7 +185,10 @@ test('editing: content, topic, recipient, time; each change checked again; other
   refused(await author.patch(`/scheduled_messages/${id}`, { scheduled_delivery_timestamp: 1000 }), 'Scheduled delivery time must be in the future.');
   refused(await friend.patch(`/scheduled_messages/${id}`, { content: 'mine now' }), 'Scheduled message does not exist', 404);
   refused(await author.patch('/scheduled_messages/99999', { content: 'x' }), 'Scheduled message does not exist', 404);
-  assert.deepEqual((await scheduledOf(author)).find((m) => m.scheduled_message_id === id), row);
+  assert.deepEqual(
+    (await scheduledOf(author)).find((m) => m.scheduled_message_id === id),
+    row,
+  );
 
   // From channel to direct message: the topic goes.
   ok(await author.patch(`/scheduled_messages/${id}`, { type: 'direct', to: [friend.id] }));
@@ -135,7 +204,10 @@ test('deleting: the author only, once', async () => {
   refused(await friend.delete(`/scheduled_messages/${id}`), 'Scheduled message does not exist', 404);
   ok(await author.delete(`/scheduled_messages/${id}`));
   refused(await author.delete(`/scheduled_messages/${id}`), 'Scheduled message does not exist', 404);
-  assert.equal((await scheduledOf(author)).some((m) => m.scheduled_message_id === id), false);
+  assert.equal(
+    (await scheduledOf(author)).some((m) => m.scheduled_message_id === id),
+    false,
+  );
   await expectStateInSync(server, viewer, 'after deleting');
   // Deleted means never sent.
   await passAfter(later() + 86400);
@@ -147,7 +219,9 @@ test('a due message is sent once, as its author, and leaves the lists', async ()
   const friendView = await registerViewer(server, friend);
   const at = later();
   const id = ok(await author.post('/scheduled_messages', { ...inLobby('on time'), scheduled_delivery_timestamp: at })).scheduled_message_id;
-  const dm = ok(await author.post('/scheduled_messages', { type: 'direct', to: [friend.id], content: 'on time, privately', scheduled_delivery_timestamp: at })).scheduled_message_id;
+  const dm = ok(
+    await author.post('/scheduled_messages', { type: 'direct', to: [friend.id], content: 'on time, privately', scheduled_delivery_timestamp: at }),
+  ).scheduled_message_id;
   // Not before its time.
   assert.equal(await deliverDue(server.svc, new Date((at - 1) * 1000)), 0);
   assert.deepEqual(await lobbyMessages(friend, 'on time'), []);
@@ -158,7 +232,10 @@ test('a due message is sent once, as its author, and leaves the lists', async ()
   assert.equal((await lobbyMessages(friend, 'on time')).length, 1);
   const privately = await lastMessageOf(friend);
   assert.deepEqual([privately.content, privately.sender_id, privately.type], ['on time, privately', author.id, 'private']);
-  assert.equal((await scheduledOf(author)).some((m) => [id, dm].includes(m.scheduled_message_id)), false);
+  assert.equal(
+    (await scheduledOf(author)).some((m) => [id, dm].includes(m.scheduled_message_id)),
+    false,
+  );
   // The delivered row is gone from every view, edits and all.
   refused(await author.patch(`/scheduled_messages/${id}`, { content: 'too late' }), 'Scheduled message was already sent');
   await expectStateInSync(server, authorView, 'author after delivery');
@@ -203,7 +280,9 @@ test('one that can no longer be sent is marked failed, its author told; a new ti
   const doomed = await createChannel('sched doomed', [author.id, friend.id]);
   const viewer = await registerViewer(server, author);
   const at = later();
-  const id = ok(await author.post('/scheduled_messages', { type: 'stream', to: doomed, topic: 't', content: 'into the void', scheduled_delivery_timestamp: at })).scheduled_message_id;
+  const id = ok(
+    await author.post('/scheduled_messages', { type: 'stream', to: doomed, topic: 't', content: 'into the void', scheduled_delivery_timestamp: at }),
+  ).scheduled_message_id;
   ok(await server.owner.delete(`/streams/${doomed}`));
   assert.equal(await passAfter(at), 1);
   const row = (await scheduledOf(author)).find((m) => m.scheduled_message_id === id);
@@ -230,7 +309,9 @@ test('one that can no longer be sent is marked failed, its author told; a new ti
 test('permission lost after scheduling: unsubscribed from a private channel, or too late', async () => {
   const club = await createChannel('sched club', [author.id, server.owner.id], { invite_only: true });
   const at = later();
-  const id = ok(await author.post('/scheduled_messages', { type: 'stream', to: club, topic: 't', content: 'members only', scheduled_delivery_timestamp: at })).scheduled_message_id;
+  const id = ok(
+    await author.post('/scheduled_messages', { type: 'stream', to: club, topic: 't', content: 'members only', scheduled_delivery_timestamp: at }),
+  ).scheduled_message_id;
   ok(await server.owner.delete('/users/me/subscriptions', { subscriptions: ['sched club'], principals: [author.id] }));
   await passAfter(at);
   assert.equal((await scheduledOf(author)).find((m) => m.scheduled_message_id === id).failed, true);
@@ -265,9 +346,15 @@ test('a guest schedules where they may post, and nowhere else', async () => {
   await createChannel('sched elsewhere', [server.owner.id]);
   const elsewhere = ok(await server.owner.get('/get_stream_id', { stream: 'sched elsewhere' })).stream_id;
   const id = await schedule(guest, inLobby('guest says hi'));
-  refused(await guest.post('/scheduled_messages', { type: 'stream', to: elsewhere, topic: 't', content: 'x', scheduled_delivery_timestamp: later() }), "Not authorized to send to channel 'sched elsewhere'");
-  assert.deepEqual((await scheduledOf(guest)).map((m) => m.scheduled_message_id), [id]);
-  refused(await guest.delete(`/scheduled_messages/${(await schedule(author, inLobby('not yours')))}`), 'Scheduled message does not exist', 404);
+  refused(
+    await guest.post('/scheduled_messages', { type: 'stream', to: elsewhere, topic: 't', content: 'x', scheduled_delivery_timestamp: later() }),
+    "Not authorized to send to channel 'sched elsewhere'",
+  );
+  assert.deepEqual(
+    (await scheduledOf(guest)).map((m) => m.scheduled_message_id),
+    [id],
+  );
+  refused(await guest.delete(`/scheduled_messages/${await schedule(author, inLobby('not yours'))}`), 'Scheduled message does not exist', 404);
 });
 
 test('another organization sees none of it and reaches none of ours', async () => {
@@ -276,8 +363,16 @@ test('another organization sees none of it and reaches none of ours', async () =
   assert.deepEqual(await scheduledOf(other), []);
   refused(await other.delete(`/scheduled_messages/${id}`), 'Scheduled message does not exist', 404);
   refused(await other.patch(`/scheduled_messages/${id}`, { content: 'theirs' }), 'Scheduled message does not exist', 404);
-  refused(await other.post('/scheduled_messages', { ...inLobby('x'), scheduled_delivery_timestamp: later() }), `Channel with ID '${lobby}' does not exist`, 400, 'STREAM_DOES_NOT_EXIST');
-  refused(await other.post('/scheduled_messages', { type: 'direct', to: [author.id], content: 'x', scheduled_delivery_timestamp: later() }), `Invalid user ID ${author.id}`);
+  refused(
+    await other.post('/scheduled_messages', { ...inLobby('x'), scheduled_delivery_timestamp: later() }),
+    `Channel with ID '${lobby}' does not exist`,
+    400,
+    'STREAM_DOES_NOT_EXIST',
+  );
+  refused(
+    await other.post('/scheduled_messages', { type: 'direct', to: [author.id], content: 'x', scheduled_delivery_timestamp: later() }),
+    `Invalid user ID ${author.id}`,
+  );
   assert.equal((await scheduledOf(author)).find((m) => m.scheduled_message_id === id).content, 'ours');
 });
 
@@ -305,7 +400,9 @@ test('the running scheduler sends on time, and after a restart what fell due whi
     const [sent] = await arrival(running.owner, 'on the dot');
     assert.ok(sent.timestamp >= onTime && sent.timestamp <= dueBy + 3, `sent at ${sent.timestamp}, due ${onTime}, scheduled by ${dueBy}`);
 
-    ok(await writer.post('/scheduled_messages', { type: 'direct', to: [running.owner.id], content: 'across the restart', scheduled_delivery_timestamp: due() }));
+    ok(
+      await writer.post('/scheduled_messages', { type: 'direct', to: [running.owner.id], content: 'across the restart', scheduled_delivery_timestamp: due() }),
+    );
     running = await running.restart();
     const owner = await running.clientFor(running.owner.id);
     assert.equal((await arrival(owner, 'across the restart')).length, 1);

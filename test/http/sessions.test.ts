@@ -214,7 +214,11 @@ test('password reset: always success; the emailed link works once, ends sessions
   // Expired links say so.
   await anon.post('/accounts/password/reset', { email: 'forgetful@example.com' });
   const late = linkIn((await server.outbox()).at(-1)!.text);
-  await server.svc.db.updateTable('password_reset_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('used_at', 'is', null).execute();
+  await server.svc.db
+    .updateTable('password_reset_tokens')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where('used_at', 'is', null)
+    .execute();
   const expired = await anon.post(`/accounts/password/reset/${late}`, { new_password: 'late-password-1' });
   assert.equal(expired.status, 400);
   assert.equal(expired.body.msg, 'This password reset link has expired. Ask for a new one.');

@@ -32,7 +32,11 @@ async function eventsOf(c: Client, queueId: string) {
 
 /** Organization settings as an administrator would set them (the change reaches cached credentials). */
 async function setRealmSettings(settings: Record<string, unknown>) {
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify(settings) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify(settings) })
+    .where('id', '=', 1)
+    .execute();
   server.svc.credentials.clear();
 }
 
@@ -176,9 +180,16 @@ test('unknown parameters are reported as ignored; the legacy paths are aliases',
   assert.equal((await server.anonymous.patch('/settings', { enter_sends: true })).status, 401);
 });
 
-test('bots may not change settings (the reference\'s human_users_only); nothing changes', async () => {
+test("bots may not change settings (the reference's human_users_only); nothing changes", async () => {
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  const bot = await createUserAsOperator(server.svc, realm, { email: 'settings-bot@example.com', fullName: 'Set Bot', password: null, role: ROLE.MEMBER, isBot: true, botType: 1 });
+  const bot = await createUserAsOperator(server.svc, realm, {
+    email: 'settings-bot@example.com',
+    fullName: 'Set Bot',
+    password: null,
+    role: ROLE.MEMBER,
+    isBot: true,
+    botType: 1,
+  });
   const botClient = await server.clientFor(bot.id);
   for (const path of ['/settings', '/settings/display', '/settings/notifications']) {
     const res = await botClient.patch(path, { full_name: 'Renamed Bot', enter_sends: true, timezone: 'Europe/Paris' });
@@ -257,9 +268,10 @@ test('timezone: stored canonical, shown in the user object, announced to everyon
   assert.equal((await c.get('/users/me')).body.timezone, 'Asia/Kolkata');
   assert.equal((await userSettingsOf(c)).timezone, 'Asia/Kolkata');
   const events = await eventsOf(other, watcher.queue_id);
-  assert.deepEqual(events.map(({ id: _id, ...e }) => e), [
-    { type: 'realm_user', op: 'update', person: { user_id: c.id, email: c.email, timezone: 'Asia/Kolkata' } },
-  ]);
+  assert.deepEqual(
+    events.map(({ id: _id, ...e }) => e),
+    [{ type: 'realm_user', op: 'update', person: { user_id: c.id, email: c.email, timezone: 'Asia/Kolkata' } }],
+  );
   // Zone names are matched without regard to case.
   assert.equal((await c.patch('/settings', { timezone: 'utc' })).status, 200);
   assert.equal((await userSettingsOf(c)).timezone, 'UTC');
@@ -271,9 +283,10 @@ test('full_name: checked, announced, and refused silently where the organization
   const res = await c.patch('/settings', { full_name: '  New Name  ' });
   assert.equal(res.status, 200);
   assert.equal((await c.get('/users/me')).body.full_name, 'New Name');
-  assert.deepEqual((await eventsOf(other, watcher.queue_id)).map(({ id: _id, ...e }) => e), [
-    { type: 'realm_user', op: 'update', person: { user_id: c.id, full_name: 'New Name' } },
-  ]);
+  assert.deepEqual(
+    (await eventsOf(other, watcher.queue_id)).map(({ id: _id, ...e }) => e),
+    [{ type: 'realm_user', op: 'update', person: { user_id: c.id, full_name: 'New Name' } }],
+  );
   for (const [name, msg] of [
     ['x', 'Name too short!'],
     ['Bad*Name', 'Invalid characters in name!'],

@@ -28,7 +28,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const send = async (content: string, to = 'Polls', sender = alice) => ok(await sender.post('/messages', { type: 'stream', to, topic: 'widgets', content })).id as number;
+const send = async (content: string, to = 'Polls', sender = alice) =>
+  ok(await sender.post('/messages', { type: 'stream', to, topic: 'widgets', content })).id as number;
 const submessagesOf = async (id: number, viewer = alice) => ok(await viewer.get(`/messages/${id}`)).message.submessages;
 const submit = (c: Client, message_id: number, content: unknown, msg_type = 'widget') =>
   c.post('/submessage', { message_id, msg_type, content: typeof content === 'string' ? content : JSON.stringify(content) });
@@ -50,7 +51,13 @@ test('a /todo message lists its tasks; other messages have no submessages', asyn
   const [sub] = await submessagesOf(id);
   assert.deepEqual(JSON.parse(sub.content), {
     widget_type: 'todo',
-    extra_data: { task_list_title: 'Release', tasks: [{ task: 'Tag', desc: 'the git tag' }, { task: 'Announce', desc: '' }] },
+    extra_data: {
+      task_list_title: 'Release',
+      tasks: [
+        { task: 'Tag', desc: 'the git tag' },
+        { task: 'Announce', desc: '' },
+      ],
+    },
   });
   assert.deepEqual(await submessagesOf(await send('/polling is not a widget')), []);
   assert.deepEqual(await submessagesOf(await send('plain')), []);
@@ -66,7 +73,9 @@ test('votes and options: the submessage event reaches those with a copy, in orde
   const subs = await submessagesOf(id);
   assert.deepEqual(
     events.map(({ id: _id, ...e }: any) => e),
-    subs.slice(1).map((s: any) => ({ type: 'submessage', msg_type: 'widget', message_id: id, submessage_id: s.id, sender_id: s.sender_id, content: s.content })),
+    subs
+      .slice(1)
+      .map((s: any) => ({ type: 'submessage', msg_type: 'widget', message_id: id, submessage_id: s.id, sender_id: s.sender_id, content: s.content })),
   );
   // Carol has no copy (she is not subscribed): she hears nothing.
   assert.deepEqual(ok(await carol.get('/events', { queue_id: carols.queueId, last_event_id: -1, dont_block: true })).events, []);

@@ -15,7 +15,10 @@ let bob: Client;
 let guest: Client;
 before(async () => {
   server = await startTestServer();
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: true }) }).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ enable_spectator_access: true }) })
+    .execute();
   admin = await server.createUser({ role: ROLE.ADMINISTRATOR, email: 'admin@example.com' });
   alice = await server.createUser({ email: 'alice@example.com' });
   bob = await server.createUser({ email: 'bob@example.com' });
@@ -45,7 +48,10 @@ test('newest first, one entry per topic (any case, named as its newest message),
   ];
   assert.deepEqual(await topicsOf(alice, id), expected);
   assert.deepEqual(await topicsOf(alice, id, { allow_empty_topic_name: false }), expected);
-  assert.deepEqual((await topicsOf(alice, id, { allow_empty_topic_name: true })).map((t: any) => t.name), ['APPLES', '', 'bananas', 'channel events']);
+  assert.deepEqual(
+    (await topicsOf(alice, id, { allow_empty_topic_name: true })).map((t: any) => t.name),
+    ['APPLES', '', 'bananas', 'channel events'],
+  );
   // A public channel's history is everyone's (but guests'): members who never subscribed see it all.
   assert.deepEqual(await topicsOf(bob, id), expected);
   assert.deepEqual(await topicsOf(server.owner, id), expected);
@@ -117,6 +123,9 @@ test('spectators: web-public channels only', async () => {
   ]);
   const publicId = ok(await admin.get('/get_stream_id', { stream: 'Public' })).stream_id;
   refused(await server.anonymous.get(`/users/me/${publicId}/topics`), 'Invalid channel ID');
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ enable_spectator_access: false }) }).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ enable_spectator_access: false }) })
+    .execute();
   assert.equal((await server.anonymous.get(`/users/me/${webId}/topics`)).status, 401);
 });

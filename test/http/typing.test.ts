@@ -107,7 +107,10 @@ test('direct: users who are not told (settings, deactivated), and typists who ma
     ok(await admin.delete(`/users/${gone.id}`));
     ok(await typing(alice, { op: 'start', to: [bob.id, gone.id] }));
   });
-  assert.deepEqual(toBob2.map((e) => e.recipients.length), [3]);
+  assert.deepEqual(
+    toBob2.map((e) => e.recipients.length),
+    [3],
+  );
 });
 
 test('direct: users the typist may not see are unknown', async () => {
@@ -158,8 +161,14 @@ test('channel: the topic as messages store it; the empty topic for each kind of 
   const modernQueue = await openQueue(bob, modernParams);
   ok(await typing(alice, { type: 'stream', op: 'start', stream_id: roomId, topic: '  spaced  ' }));
   for (const topic of ['', 'general chat', '(no topic)']) ok(await typing(alice, { type: 'stream', op: 'start', stream_id: roomId, topic }));
-  assert.deepEqual((await typingEvents(bob, plainQueue)).map((e) => e.topic), ['spaced', 'general chat', 'general chat', 'general chat']);
-  assert.deepEqual((await typingEvents(bob, modernQueue)).map((e) => e.topic), ['spaced', '', '', '']);
+  assert.deepEqual(
+    (await typingEvents(bob, plainQueue)).map((e) => e.topic),
+    ['spaced', 'general chat', 'general chat', 'general chat'],
+  );
+  assert.deepEqual(
+    (await typingEvents(bob, modernQueue)).map((e) => e.topic),
+    ['spaced', '', '', ''],
+  );
 });
 
 test('channel: parameters and who may type where', async () => {
@@ -196,10 +205,14 @@ test('channel: parameters and who may type where', async () => {
 
 test('editing a message: typing_edit_message to those who would see the edit', async () => {
   const dm = ok(await alice.post('/messages', { type: 'direct', to: JSON.stringify([bob.id, carol.id]), content: 'hi' })).id;
-  const [toBob, toCarol, toAlice, toAdmin] = await heard([bob, carol, alice, admin], async () => {
-    ok(await alice.post(`/messages/${dm}/typing`, { op: 'start' }));
-    ok(await alice.post(`/messages/${dm}/typing`, { op: 'stop' }));
-  }, {});
+  const [toBob, toCarol, toAlice, toAdmin] = await heard(
+    [bob, carol, alice, admin],
+    async () => {
+      ok(await alice.post(`/messages/${dm}/typing`, { op: 'start' }));
+      ok(await alice.post(`/messages/${dm}/typing`, { op: 'stop' }));
+    },
+    {},
+  );
   const users = [alice.id, bob.id, carol.id].sort((a, b) => a - b);
   const event = (op: string) => ({ type: 'typing_edit_message', op, sender_id: alice.id, message_id: dm, recipient: { type: 'direct', user_ids: users } });
   assert.deepEqual(toBob, [event('start'), event('stop')]);
@@ -210,29 +223,38 @@ test('editing a message: typing_edit_message to those who would see the edit', a
   const cm = await sendTo(alice, 'Room', '');
   const modern = { client_capabilities: { notification_settings_null: false, empty_topic_name: true } };
   const [inRoom, outside] = await heard([bob, carol], () => alice.post(`/message_edit_typing/${cm}`, { op: 'start' }), modern);
-  assert.deepEqual(inRoom, [{ type: 'typing_edit_message', op: 'start', sender_id: alice.id, message_id: cm, recipient: { type: 'channel', channel_id: roomId, topic: '' } }]);
+  assert.deepEqual(inRoom, [
+    { type: 'typing_edit_message', op: 'start', sender_id: alice.id, message_id: cm, recipient: { type: 'channel', channel_id: roomId, topic: '' } },
+  ]);
   assert.deepEqual(outside, []);
   const [plain] = await heard([bob], () => alice.post('/message_edit_typing', { message_id: cm, op: 'stop' }), {});
-  assert.deepEqual(plain.map((e) => [e.op, e.recipient.topic]), [['stop', 'general chat']]);
+  assert.deepEqual(
+    plain.map((e) => [e.op, e.recipient.topic]),
+    [['stop', 'general chat']],
+  );
 });
 
 test('editing a message: refusals', async () => {
   const dm = ok(await alice.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'private' })).id;
   const hidden = await sendTo(alice, 'Hideout', 'secret');
-  const [toAlice] = await heard([alice], async () => {
-    refused(await carol.post(`/messages/${dm}/typing`, { op: 'start' }), 'Invalid message(s)');
-    refused(await carol.post(`/messages/${hidden}/typing`, { op: 'start' }), 'Invalid message(s)');
-    refused(await admin.post(`/messages/${hidden}/typing`, { op: 'start' }), 'Invalid message(s)');
-    refused(await bob.post('/messages/999999/typing', { op: 'start' }), 'Invalid message(s)');
-    refused(await bob.post(`/messages/${dm}/typing`, {}), "Missing 'op' argument", 'REQUEST_VARIABLE_MISSING');
-    refused(await bob.post(`/messages/${dm}/typing`, { op: 'go' }), 'Invalid op');
-    await setSetting(bob, 'send_private_typing_notifications', false);
-    refused(await bob.post(`/messages/${dm}/typing`, { op: 'start' }), 'User has disabled typing notifications for direct messages');
-    await setSetting(bob, 'send_private_typing_notifications', true);
-    await setSetting(bob, 'send_stream_typing_notifications', false);
-    refused(await bob.post(`/messages/${hidden}/typing`, { op: 'start' }), 'User has disabled typing notifications for channel messages');
-    await setSetting(bob, 'send_stream_typing_notifications', true);
-  }, {});
+  const [toAlice] = await heard(
+    [alice],
+    async () => {
+      refused(await carol.post(`/messages/${dm}/typing`, { op: 'start' }), 'Invalid message(s)');
+      refused(await carol.post(`/messages/${hidden}/typing`, { op: 'start' }), 'Invalid message(s)');
+      refused(await admin.post(`/messages/${hidden}/typing`, { op: 'start' }), 'Invalid message(s)');
+      refused(await bob.post('/messages/999999/typing', { op: 'start' }), 'Invalid message(s)');
+      refused(await bob.post(`/messages/${dm}/typing`, {}), "Missing 'op' argument", 'REQUEST_VARIABLE_MISSING');
+      refused(await bob.post(`/messages/${dm}/typing`, { op: 'go' }), 'Invalid op');
+      await setSetting(bob, 'send_private_typing_notifications', false);
+      refused(await bob.post(`/messages/${dm}/typing`, { op: 'start' }), 'User has disabled typing notifications for direct messages');
+      await setSetting(bob, 'send_private_typing_notifications', true);
+      await setSetting(bob, 'send_stream_typing_notifications', false);
+      refused(await bob.post(`/messages/${hidden}/typing`, { op: 'start' }), 'User has disabled typing notifications for channel messages');
+      await setSetting(bob, 'send_stream_typing_notifications', true);
+    },
+    {},
+  );
   assert.deepEqual(toAlice, []);
   // Someone who left a private channel keeps their copies, but may no longer edit there.
   const dave = await server.createUser({ email: 'dave@example.com' });

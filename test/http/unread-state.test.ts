@@ -66,7 +66,13 @@ test('register: unread_msgs grouped by conversation, muting, mentions and count'
   await subscribe('Oslo', [dave]);
   // Subscribed by Bob, Dave heard of each from Notification Bot: unread too.
   const notices = (
-    await dave.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'dm', operand: 'notification-bot@confab.internal' }], apply_markdown: false })
+    await dave.get('/messages', {
+      anchor: 'newest',
+      num_before: 10,
+      num_after: 0,
+      narrow: [{ operator: 'dm', operand: 'notification-bot@confab.internal' }],
+      apply_markdown: false,
+    })
   ).body.messages;
   assert.deepEqual(
     notices.map((m: any) => m.content),
@@ -195,7 +201,11 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
   step('star history', async () => erin.post('/messages/flags', { messages: [await sendTo(bob, 'Rome', 'old')], op: 'add', flag: 'starred' }));
   step('unstar', async () => erin.post('/messages/flags', { messages: [ids.h], op: 'remove', flag: 'starred' }));
   step('mute the topic', async () => erin.post('/user_topics', { stream_id: oslo, topic: 'fjord', visibility_policy: 1 }));
-  step('unread in the muted topic', async () => erin.post('/messages/flags', { messages: [ids.d], op: 'add', flag: 'read' }).then(() => erin.post('/messages/flags', { messages: [ids.d], op: 'remove', flag: 'read' })));
+  step('unread in the muted topic', async () =>
+    erin
+      .post('/messages/flags', { messages: [ids.d], op: 'add', flag: 'read' })
+      .then(() => erin.post('/messages/flags', { messages: [ids.d], op: 'remove', flag: 'read' })),
+  );
   step('mute the channel', async () =>
     erin.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: denmark, property: 'is_muted', value: true }] }),
   );
@@ -211,7 +221,14 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
     ids.k = await sendDm(carol, [erin]);
   });
   step('mark unread by narrow', async () =>
-    erin.post('/messages/flags/narrow', { anchor: 'newest', num_before: 3, num_after: 0, narrow: [{ operator: 'channel', operand: 'Denmark' }], op: 'remove', flag: 'read' }),
+    erin.post('/messages/flags/narrow', {
+      anchor: 'newest',
+      num_before: 3,
+      num_after: 0,
+      narrow: [{ operator: 'channel', operand: 'Denmark' }],
+      op: 'remove',
+      flag: 'read',
+    }),
   );
   step('edit in a mention', async () => {
     ids.m = await sendTo(bob, 'Denmark', 'edits');
@@ -247,19 +264,16 @@ test('in sync: messages of every kind, flags, marks, muting, leaving, deletions'
 
 // Unread messages live only in subscribed channels: leaving one must mark its messages read
 // (Zulip does it right after the unsubscription), else rejoining brings them back unread.
-test(
-  'in sync: rejoining a channel left with unread messages',
-  async () => {
-    const gil = await server.createUser({ email: 'gil@example.com', fullName: 'Gil Gray' });
-    await subscribe('Oslo', [gil]);
-    const viewers = await viewersFor(gil);
-    await sendTo(bob, 'Oslo', 'unread when leaving');
-    await gil.delete('/users/me/subscriptions', { subscriptions: ['Oslo'] });
-    await inSync(viewers, 'after leaving');
-    await bob.post('/users/me/subscriptions', { subscriptions: [{ name: 'Oslo' }], principals: [gil.id] });
-    await inSync(viewers, 'after rejoining');
-  },
-);
+test('in sync: rejoining a channel left with unread messages', async () => {
+  const gil = await server.createUser({ email: 'gil@example.com', fullName: 'Gil Gray' });
+  await subscribe('Oslo', [gil]);
+  const viewers = await viewersFor(gil);
+  await sendTo(bob, 'Oslo', 'unread when leaving');
+  await gil.delete('/users/me/subscriptions', { subscriptions: ['Oslo'] });
+  await inSync(viewers, 'after leaving');
+  await bob.post('/users/me/subscriptions', { subscriptions: [{ name: 'Oslo' }], principals: [gil.id] });
+  await inSync(viewers, 'after rejoining');
+});
 
 test('a message sent into a channel the sender is not subscribed to: no copy for them, every queue stays in sync', async () => {
   const gus = await server.createUser({ email: 'gus@example.com', fullName: 'Gus Grey' });
@@ -289,21 +303,31 @@ test('in sync for any sequence of sends, flag changes, marks, mutes and deletion
     fc.tuple(fc.nat(), fc.nat()).map(([who, m]) => ({
       name: `dm ${who % 4}`,
       run: async () => {
-        const [from, to] = ([[bob, [fay]], [bob, [fay, carol]], [fay, [bob]], [fay, [fay]]] as [Client, Client[]][])[who % 4];
+        const [from, to] = (
+          [
+            [bob, [fay]],
+            [bob, [fay, carol]],
+            [fay, [bob]],
+            [fay, [fay]],
+          ] as [Client, Client[]][]
+        )[who % 4];
         sent.push(await sendDm(from, to, contents[m % 4]));
       },
     })),
-    fc.tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.constantFrom('add', 'remove'), fc.constantFrom('read', 'starred')).map(([is, op, flag]) => ({
-      name: `${op} ${flag}`,
-      run: async () => sent.length > 0 && fay.post('/messages/flags', { messages: is.map(pick), op, flag }),
-    })),
+    fc
+      .tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), fc.constantFrom('add', 'remove'), fc.constantFrom('read', 'starred'))
+      .map(([is, op, flag]) => ({
+        name: `${op} ${flag}`,
+        run: async () => sent.length > 0 && fay.post('/messages/flags', { messages: is.map(pick), op, flag }),
+      })),
     fc.tuple(fc.nat(), fc.constantFrom(0, 1, 2, 3)).map(([t, policy]) => ({
       name: `topic policy ${policy}`,
       run: async () => fay.post('/user_topics', { stream_id: [denmark, oslo][t % 2], topic: topics[t % 4], visibility_policy: policy }),
     })),
     fc.tuple(fc.nat(), fc.boolean()).map(([c, muted]) => ({
       name: `mute channel ${muted}`,
-      run: async () => fay.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: [denmark, oslo][c % 2], property: 'is_muted', value: muted }] }),
+      run: async () =>
+        fay.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: [denmark, oslo][c % 2], property: 'is_muted', value: muted }] }),
     })),
     fc.nat().map((i) => ({ name: 'delete', run: async () => sent.length > 0 && deleteMessages([pick(i)]) })),
     fc.constant({ name: 'mark all', run: async () => fay.post('/mark_all_as_read') }),
@@ -311,8 +335,7 @@ test('in sync for any sequence of sends, flag changes, marks, mutes and deletion
     fc.nat().map((i) => ({
       name: 'unread by narrow',
       run: async () =>
-        sent.length > 0 &&
-        fay.post('/messages/flags/narrow', { anchor: String(pick(i)), num_before: 2, num_after: 2, narrow: [], op: 'remove', flag: 'read' }),
+        sent.length > 0 && fay.post('/messages/flags/narrow', { anchor: String(pick(i)), num_before: 2, num_after: 2, narrow: [], op: 'remove', flag: 'read' }),
     })),
   );
   await fc.assert(

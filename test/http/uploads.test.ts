@@ -40,7 +40,9 @@ async function multipart(client: Client, url: string, files: Part[], fields: Rec
   for (const [k, v] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   files.forEach((f, i) => {
     chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="f${i}"; filename="${f.filename ?? 'file.txt'}"\r\nContent-Type: ${f.type ?? 'text/plain'}\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"; filename="${f.filename ?? 'file.txt'}"\r\nContent-Type: ${f.type ?? 'text/plain'}\r\n\r\n`,
+      ),
       f.data,
       Buffer.from('\r\n'),
     );
@@ -71,10 +73,16 @@ const storedRegularFiles = () =>
     .sort();
 
 function expectError(res: { status: number; body: any }, msg: string, code = 'BAD_REQUEST', status = 400) {
-  assert.deepEqual({ status: res.status, body: { msg: res.body.msg, code: res.body.code, result: res.body.result } }, { status, body: { result: 'error', msg, code } });
+  assert.deepEqual(
+    { status: res.status, body: { msg: res.body.msg, code: res.body.code, result: res.body.result } },
+    { status, body: { result: 'error', msg, code } },
+  );
 }
 
-const png = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
+const png = (w: number, h: number) =>
+  sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+    .png()
+    .toBuffer();
 
 async function events(client: Client, queueId: string, after = -1) {
   const res = await client.get('/events', { queue_id: queueId, last_event_id: after, dont_block: true });
@@ -112,7 +120,10 @@ test('upload: url, uri and filename as the reference; the bytes under DATA_DIR; 
   const mine = list.body.attachments.find((a: any) => a.path_id === pathId);
   assert.deepEqual({ ...mine, create_time: 0, id: 0 }, { id: 0, name: 'My notes (draft).txt', path_id: pathId, size: 9, create_time: 0, messages: [] });
   assert.ok(Math.abs(mine.create_time - Date.now()) < 60_000);
-  assert.equal(list.body.upload_space_used, list.body.attachments.reduce((n: number, a: any) => n + a.size, 0));
+  assert.equal(
+    list.body.upload_space_used,
+    list.body.attachments.reduce((n: number, a: any) => n + a.size, 0),
+  );
 
   const [event] = await events(server.owner, queue_id);
   assert.deepEqual({ ...event, id: 0 }, { id: 0, type: 'attachment', op: 'add', attachment: mine, upload_space_used: list.body.upload_space_used });
@@ -204,13 +215,23 @@ test('claiming on send, edit and delete: messages listed, update events, detache
   const listed = async () => Object.fromEntries((await alice.get('/attachments')).body.attachments.map((a: any) => [a.name, a.messages.map((m: any) => m.id)]));
   assert.deepEqual(await listed(), { 'one.txt': [messageId], 'two.txt': [messageId] });
   const updates = (await events(alice, queue_id)).filter((e) => e.op === 'update');
-  assert.deepEqual(updates.map((e) => [e.attachment.name, e.attachment.messages.map((m: any) => m.id)]).sort(), [['one.txt', [messageId]], ['two.txt', [messageId]]]);
-  assert.equal((await alice.get('/messages', { anchor: messageId, num_before: 0, num_after: 0, narrow: [{ operator: 'has', operand: 'attachment' }] })).body.messages.length, 1);
+  assert.deepEqual(updates.map((e) => [e.attachment.name, e.attachment.messages.map((m: any) => m.id)]).sort(), [
+    ['one.txt', [messageId]],
+    ['two.txt', [messageId]],
+  ]);
+  assert.equal(
+    (await alice.get('/messages', { anchor: messageId, num_before: 0, num_after: 0, narrow: [{ operator: 'has', operand: 'attachment' }] })).body.messages
+      .length,
+    1,
+  );
 
   // An edit that drops the second link detaches it.
   const edit = await alice.patch(`/messages/${messageId}`, { content: `only [one](${first.url})` });
   assert.equal(edit.status, 200, JSON.stringify(edit.body));
-  assert.deepEqual(edit.body.detached_uploads.map((a: any) => [a.name, a.messages]), [['two.txt', []]]);
+  assert.deepEqual(
+    edit.body.detached_uploads.map((a: any) => [a.name, a.messages]),
+    [['two.txt', []]],
+  );
   assert.deepEqual(await listed(), { 'one.txt': [messageId], 'two.txt': [] });
 
   // An edit that links it again claims it again.
@@ -303,8 +324,13 @@ test('images: thumbnails are made, served to readers, and messages carry the ref
   assert.equal((await fetchFile(thumbnail, await server.createUser({ role: ROLE.GUEST }))).statusCode, 403);
 
   // An animation: both thumbnails, the animated one in the message.
-  const frame = (colour: string) => sharp({ create: { width: 20, height: 10, channels: 3, background: colour } }).png().toBuffer();
-  const gif = await sharp([await frame('red'), await frame('blue')], { join: { animated: true } }).gif().toBuffer();
+  const frame = (colour: string) =>
+    sharp({ create: { width: 20, height: 10, channels: 3, background: colour } })
+      .png()
+      .toBuffer();
+  const gif = await sharp([await frame('red'), await frame('blue')], { join: { animated: true } })
+    .gif()
+    .toBuffer();
   const animated = await multipart(alice, '/user_uploads', [{ filename: 'wave.gif', type: 'image/gif', data: gif }]);
   const gifPath = animated.body.url.slice('/user_uploads/'.length);
   assert.ok(storedRegularFiles().includes(join('files', 'thumbnail', gifPath, '840x560-anim.webp')));
@@ -334,11 +360,19 @@ test('refusals: no file, two files, too large, over the quota; none leaves a fil
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const quotaMib = Math.ceil((used + 1) / (1024 * 1024));
   const setQuota = (quota: number | null) =>
-    server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ ...realm.settings, upload_quota_mib: quota }) }).where('id', '=', 1).execute();
+    server.svc.db
+      .updateTable('realms')
+      .set({ settings: JSON.stringify({ ...realm.settings, upload_quota_mib: quota }) })
+      .where('id', '=', 1)
+      .execute();
   await setQuota(quotaMib);
   try {
     const room = quotaMib * 1024 * 1024 - used;
-    expectError(await multipart(alice, '/user_uploads', [{ filename: 'big.png', type: 'image/png', data: Buffer.alloc(room + 1, 7) }]), "Upload would exceed your organization's upload quota.", 'REALM_UPLOAD_QUOTA');
+    expectError(
+      await multipart(alice, '/user_uploads', [{ filename: 'big.png', type: 'image/png', data: Buffer.alloc(room + 1, 7) }]),
+      "Upload would exceed your organization's upload quota.",
+      'REALM_UPLOAD_QUOTA',
+    );
     assert.deepEqual(storedRegularFiles(), before);
     const register = (await alice.post('/register', { fetch_event_types: ['realm'] })).body;
     assert.equal(register.realm_upload_quota_mib, quotaMib);
@@ -357,7 +391,10 @@ test('max_file_upload_size_mib in /server_settings and /register', async () => {
   const state = (await server.owner.post('/register', { fetch_event_types: ['realm'] })).body;
   assert.equal(state.max_file_upload_size_mib, 1);
   assert.equal(state.realm_upload_quota_mib, null);
-  assert.deepEqual(state.server_thumbnail_formats.map((f: any) => f.name), ['840x560-anim.webp', '840x560.webp']);
+  assert.deepEqual(
+    state.server_thumbnail_formats.map((f: any) => f.name),
+    ['840x560-anim.webp', '840x560.webp'],
+  );
 });
 
 test('avatars: upload replaces the Gravatar, events keep state in sync, removal goes back; refusals', async () => {
@@ -368,9 +405,21 @@ test('avatars: upload replaces the Gravatar, events keep state in sync, removal 
   const before = storedRegularFiles();
 
   expectError(await multipart(alice, '/users/me/avatar', []), 'You must upload exactly one avatar.');
-  expectError(await multipart(alice, '/users/me/avatar', [{ filename: 'a.txt', type: 'text/plain', data: Buffer.from('words') }]), 'Invalid image format', 'BAD_IMAGE');
-  expectError(await multipart(alice, '/users/me/avatar', [{ filename: 'a.png', type: 'image/png', data: Buffer.from('not an image') }]), 'Could not decode image; did you upload an image file?', 'BAD_IMAGE');
-  expectError(await multipart(alice, '/users/me/avatar', [{ filename: 'a.png', type: 'image/png', data: Buffer.alloc(0) }]), 'Could not decode image; did you upload an image file?', 'BAD_IMAGE');
+  expectError(
+    await multipart(alice, '/users/me/avatar', [{ filename: 'a.txt', type: 'text/plain', data: Buffer.from('words') }]),
+    'Invalid image format',
+    'BAD_IMAGE',
+  );
+  expectError(
+    await multipart(alice, '/users/me/avatar', [{ filename: 'a.png', type: 'image/png', data: Buffer.from('not an image') }]),
+    'Could not decode image; did you upload an image file?',
+    'BAD_IMAGE',
+  );
+  expectError(
+    await multipart(alice, '/users/me/avatar', [{ filename: 'a.png', type: 'image/png', data: Buffer.alloc(0) }]),
+    'Could not decode image; did you upload an image file?',
+    'BAD_IMAGE',
+  );
   assert.deepEqual(storedRegularFiles(), before);
 
   const version = (await alice.get(`/users/${alice.id}`)).body.user.avatar_version;
@@ -383,9 +432,19 @@ test('avatars: upload replaces the Gravatar, events keep state in sync, removal 
   const small = await server.app.inject({ method: 'GET', url: res.body.avatar_url });
   assert.equal(small.statusCode, 200);
   assert.equal(small.headers['content-type'], 'image/png');
-  assert.deepEqual(await sharp(small.rawPayload).metadata().then((m) => [m.width, m.height]), [100, 100]);
+  assert.deepEqual(
+    await sharp(small.rawPayload)
+      .metadata()
+      .then((m) => [m.width, m.height]),
+    [100, 100],
+  );
   const medium = await server.app.inject({ method: 'GET', url: `/user_avatars/1/${alice.id}-medium.png` });
-  assert.deepEqual(await sharp(medium.rawPayload).metadata().then((m) => [m.width, m.height]), [500, 500]);
+  assert.deepEqual(
+    await sharp(medium.rawPayload)
+      .metadata()
+      .then((m) => [m.width, m.height]),
+    [500, 500],
+  );
   // /avatar/{id} now redirects to the upload.
   const redirect = await server.app.inject({ method: 'GET', url: `/avatar/${alice.id}`, headers: { authorization: basic(bob) } });
   assert.equal(redirect.headers.location, res.body.avatar_url);
@@ -401,12 +460,23 @@ test('avatars: upload replaces the Gravatar, events keep state in sync, removal 
 
   // Avatar changes disabled: members may not, administrators may.
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ ...realm.settings, avatar_changes_disabled: true }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ ...realm.settings, avatar_changes_disabled: true }) })
+    .where('id', '=', 1)
+    .execute();
   try {
-    expectError(await multipart(alice, '/users/me/avatar', [{ filename: 'me.png', type: 'image/png', data: await png(10, 10) }]), 'Avatar changes are disabled in this organization.');
+    expectError(
+      await multipart(alice, '/users/me/avatar', [{ filename: 'me.png', type: 'image/png', data: await png(10, 10) }]),
+      'Avatar changes are disabled in this organization.',
+    );
     assert.equal((await multipart(server.owner, '/users/me/avatar', [{ filename: 'me.png', type: 'image/png', data: await png(10, 10) }])).status, 200);
   } finally {
-    await server.svc.db.updateTable('realms').set({ settings: JSON.stringify(realm.settings) }).where('id', '=', 1).execute();
+    await server.svc.db
+      .updateTable('realms')
+      .set({ settings: JSON.stringify(realm.settings) })
+      .where('id', '=', 1)
+      .execute();
   }
 });
 
@@ -425,7 +495,12 @@ test('organization icon and logos: administrators only, register and events in s
   assert.equal(icon.status, 200, JSON.stringify(icon.body));
   assert.match(icon.body.icon_url, /^\/user_avatars\/1\/realm\/icon\.png\?version=\d+$/);
   const served = await server.app.inject({ method: 'GET', url: icon.body.icon_url });
-  assert.deepEqual(await sharp(served.rawPayload).metadata().then((m) => [m.width, m.height]), [100, 100]);
+  assert.deepEqual(
+    await sharp(served.rawPayload)
+      .metadata()
+      .then((m) => [m.width, m.height]),
+    [100, 100],
+  );
   await expectStateInSync(server, viewer, 'icon uploaded');
   const state = (await member.post('/register', { fetch_event_types: ['realm'] })).body;
   assert.equal(state.realm_icon_url, icon.body.icon_url);
@@ -439,7 +514,12 @@ test('organization icon and logos: administrators only, register and events in s
   assert.equal(withLogo.realm_night_logo_source, 'U');
   assert.equal(withLogo.realm_logo_source, 'D');
   const night = await server.app.inject({ method: 'GET', url: withLogo.realm_night_logo_url });
-  assert.deepEqual(await sharp(night.rawPayload).metadata().then((m) => [m.width, m.height]), [800, 50]);
+  assert.deepEqual(
+    await sharp(night.rawPayload)
+      .metadata()
+      .then((m) => [m.width, m.height]),
+    [800, 50],
+  );
 
   assert.equal((await admin.delete('/realm/logo', { night: true })).status, 200);
   const removed = await admin.delete('/realm/icon');

@@ -54,15 +54,24 @@ test('every user group action keeps registered state in sync, with and without i
     await registerViewer(server, guest),
   ];
   const sync = async (label: string) => {
-    for (const v of viewers) await expectStateInSync(server, v, `${label} (viewer ${v.client.id}, ${v.params.client_capabilities ? 'with' : 'without'} deactivated)`);
+    for (const v of viewers)
+      await expectStateInSync(server, v, `${label} (viewer ${v.client.id}, ${v.params.client_capabilities ? 'with' : 'without'} deactivated)`);
   };
   const target = await server.createUser({ fullName: 'Group Target' });
   await sync('creating a user');
-  const g = await create(member, { members: [member.id, target.id], can_mention_group: { direct_members: [target.id], direct_subgroups: [sys['role:moderators']] } });
+  const g = await create(member, {
+    members: [member.id, target.id],
+    can_mention_group: { direct_members: [target.id], direct_subgroups: [sys['role:moderators']] },
+  });
   await sync('create');
   ok(await member.patch(`/user_groups/${g}`, { name: 'Synced group', description: 'Described' }));
   await sync('rename and describe');
-  ok(await member.patch(`/user_groups/${g}`, { can_join_group: { new: sys['role:members'] }, can_leave_group: { new: { direct_members: [other.id], direct_subgroups: [] } } }));
+  ok(
+    await member.patch(`/user_groups/${g}`, {
+      can_join_group: { new: sys['role:members'] },
+      can_leave_group: { new: { direct_members: [other.id], direct_subgroups: [] } },
+    }),
+  );
   await sync('settings');
   ok(await member.post(`/user_groups/${g}/members`, { add: [other.id, admin.id], delete: [member.id] }));
   await sync('members');
@@ -201,10 +210,19 @@ test('a deactivated group cannot be used in a permission or as a subgroup until 
   const user = await create(member);
   ok(await member.post(`/user_groups/${g}/deactivate`));
   refused(await member.patch(`/user_groups/${user}`, { can_mention_group: { new: g } }), 'User group is deactivated.');
-  refused(await member.patch(`/user_groups/${user}`, { can_join_group: { new: { direct_members: [other.id], direct_subgroups: [g] } } }), 'User group is deactivated.');
-  refused(await member.post('/user_groups/create', { name: 'uses a deactivated group', description: '', members: [], can_manage_group: g }), 'User group is deactivated.');
+  refused(
+    await member.patch(`/user_groups/${user}`, { can_join_group: { new: { direct_members: [other.id], direct_subgroups: [g] } } }),
+    'User group is deactivated.',
+  );
+  refused(
+    await member.post('/user_groups/create', { name: 'uses a deactivated group', description: '', members: [], can_manage_group: g }),
+    'User group is deactivated.',
+  );
   refused(await member.post(`/user_groups/${user}/subgroups`, { add: [g] }), 'User group is deactivated.');
-  refused(await member.post('/user_groups/create', { name: 'deactivated subgroup', description: '', members: [], subgroups: [g] }), 'User group is deactivated.');
+  refused(
+    await member.post('/user_groups/create', { name: 'deactivated subgroup', description: '', members: [], subgroups: [g] }),
+    'User group is deactivated.',
+  );
   ok(await member.patch(`/user_groups/${g}`, { deactivated: false }));
   ok(await member.patch(`/user_groups/${user}`, { can_mention_group: { new: g } }));
   ok(await member.post(`/user_groups/${user}/subgroups`, { add: [g] }));
@@ -243,7 +261,15 @@ test('mentions in messages sent through the API: can_mention_group is enforced, 
   ok(await member.post(`/user_groups/${gone}/deactivate`));
   const send = (c: Client, content: string) => c.post('/messages', { type: 'stream', to: 'Group mentions', topic: 'mentions', content });
   const flagsOf = async (id: number) => ok(await other.get(`/messages/${id}`)).message.flags;
-  const countMessages = async () => Number((await server.svc.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const countMessages = async () =>
+    Number(
+      (
+        await server.svc.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   const before = await countMessages();
   refused(await send(member, 'hey @*Restricted*'), "You are not allowed to mention user group 'Restricted'.");
@@ -259,7 +285,10 @@ test('mentions in messages sent through the API: can_mention_group is enforced, 
   assert.ok(!(await flagsOf(silent)).includes('mentioned'));
   const retired = ok(await send(member, 'hey @*Retired*'));
   assert.ok(!(await flagsOf(retired.id)).includes('mentioned'));
-  assert.match(ok(await other.get(`/messages/${retired.id}`)).message.content, new RegExp(`<span class="user-group-mention silent" data-user-group-id="${gone}">Retired</span>`));
+  assert.match(
+    ok(await other.get(`/messages/${retired.id}`)).message.content,
+    new RegExp(`<span class="user-group-mention silent" data-user-group-id="${gone}">Retired</span>`),
+  );
   ok(await member.patch(`/user_groups/${gone}`, { deactivated: false }));
   const back = ok(await send(member, 'hey @*Retired*')).id;
   assert.ok((await flagsOf(back)).includes('mentioned'), 'a reactivated group can be mentioned again');

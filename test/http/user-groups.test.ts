@@ -16,13 +16,29 @@ async function groupById(id: number): Promise<any> {
 }
 
 async function countGroups(): Promise<number> {
-  const row = await server.svc.db.selectFrom('user_groups').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.svc.db
+    .selectFrom('user_groups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 const GROUP_FIELDS = [
-  'id', 'name', 'description', 'members', 'direct_subgroup_ids', 'is_system_group', 'creator_id', 'date_created', 'deactivated',
-  'can_add_members_group', 'can_join_group', 'can_leave_group', 'can_manage_group', 'can_mention_group', 'can_remove_members_group',
+  'id',
+  'name',
+  'description',
+  'members',
+  'direct_subgroup_ids',
+  'is_system_group',
+  'creator_id',
+  'date_created',
+  'deactivated',
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
 ].sort();
 
 test('POST /user_groups/create: the group object, with the creator-based defaults', async () => {
@@ -66,7 +82,10 @@ test('create: settings as plain group-setting values, and subgroups', async () =
     can_leave_group: { direct_members: [], direct_subgroups: [] },
   });
   const group = await groupById(id);
-  assert.deepEqual(group.direct_subgroup_ids, [sub, sys['role:moderators']].sort((a, b) => a - b));
+  assert.deepEqual(
+    group.direct_subgroup_ids,
+    [sub, sys['role:moderators']].sort((a, b) => a - b),
+  );
   assert.equal(group.can_manage_group, sys['role:administrators']);
   assert.deepEqual(group.can_mention_group, { direct_members: [other.id], direct_subgroups: [sys['role:moderators']] });
   // The simplest form: one subgroup is that group, nothing is role:nobody.
@@ -127,7 +146,10 @@ test('GET /user_groups: members and administrators, deactivated groups on reques
     assert.equal(all.find((g: any) => g.id === id).deactivated, true);
   }
   const groups = ok(await member.get('/user_groups')).user_groups;
-  assert.deepEqual(groups.map((g: any) => g.id), [...groups.map((g: any) => g.id)].sort((a: number, b: number) => a - b));
+  assert.deepEqual(
+    groups.map((g: any) => g.id),
+    [...groups.map((g: any) => g.id)].sort((a: number, b: number) => a - b),
+  );
   const everyone = groups.find((g: any) => g.id === sys['role:everyone']);
   assert.equal(everyone.name, 'role:everyone');
   assert.equal(everyone.is_system_group, true);
@@ -186,8 +208,16 @@ test('PATCH: permission settings as {new, old}', async () => {
     "'old' value does not match the expected value.",
     'EXPECTATION_MISMATCH',
   );
-  ok(await member.patch(`/user_groups/${id}`, { can_mention_group: { new: sys['role:members'], old: { direct_members: [], direct_subgroups: [sys['role:everyone']] } } }));
-  ok(await member.patch(`/user_groups/${id}`, { can_add_members_group: { new: { direct_members: [other.id], direct_subgroups: [sys['role:moderators']] }, old: self } }));
+  ok(
+    await member.patch(`/user_groups/${id}`, {
+      can_mention_group: { new: sys['role:members'], old: { direct_members: [], direct_subgroups: [sys['role:everyone']] } },
+    }),
+  );
+  ok(
+    await member.patch(`/user_groups/${id}`, {
+      can_add_members_group: { new: { direct_members: [other.id], direct_subgroups: [sys['role:moderators']] }, old: self },
+    }),
+  );
   ok(await member.patch(`/user_groups/${id}`, { can_join_group: { new: sys['role:fullmembers'] }, can_leave_group: { new: sys['role:nobody'] } }));
   let group = await groupById(id);
   assert.equal(group.can_mention_group, sys['role:members']);
@@ -195,9 +225,18 @@ test('PATCH: permission settings as {new, old}', async () => {
   assert.equal(group.can_join_group, sys['role:fullmembers']);
   assert.equal(group.can_leave_group, sys['role:nobody']);
 
-  refused(await member.patch(`/user_groups/${id}`, { can_manage_group: { new: sys['role:everyone'] } }), "'can_manage_group' setting cannot be set to 'role:everyone' group.");
-  refused(await member.patch(`/user_groups/${id}`, { can_manage_group: { new: sys['role:internet'] } }), "'can_manage_group' setting cannot be set to 'role:internet' group.");
-  refused(await member.patch(`/user_groups/${id}`, { can_mention_group: { new: sys['role:owners'] } }), "'can_mention_group' setting cannot be set to 'role:owners' group.");
+  refused(
+    await member.patch(`/user_groups/${id}`, { can_manage_group: { new: sys['role:everyone'] } }),
+    "'can_manage_group' setting cannot be set to 'role:everyone' group.",
+  );
+  refused(
+    await member.patch(`/user_groups/${id}`, { can_manage_group: { new: sys['role:internet'] } }),
+    "'can_manage_group' setting cannot be set to 'role:internet' group.",
+  );
+  refused(
+    await member.patch(`/user_groups/${id}`, { can_mention_group: { new: sys['role:owners'] } }),
+    "'can_mention_group' setting cannot be set to 'role:owners' group.",
+  );
   refused(await member.patch(`/user_groups/${id}`, { can_mention_group: { new: 999999 } }), 'Invalid user group ID: 999999');
   refused(await member.patch(`/user_groups/${id}`, { can_mention_group: { old: sys['role:members'] } }), 'can_mention_group["new"] is not valid');
   refused(await member.patch(`/user_groups/${id}`, { can_mention_group: 5 }), 'can_mention_group is not a dict');
@@ -245,13 +284,21 @@ test('POST /user_groups/{id}/members: adding and removing others needs can_add/c
   for (const client of [other, moderator, admin]) refused(await client.post(`/user_groups/${id}/members`, { add: [guest.id] }), 'Insufficient permission');
   ok(await member.post(`/user_groups/${id}/members`, { add: [other.id, guest.id] }));
   ok(await owner.post(`/user_groups/${id}/members`, { add: [admin.id] }));
-  assert.deepEqual((await groupById(id)).members, [admin.id, other.id, guest.id].sort((a, b) => a - b));
+  assert.deepEqual(
+    (await groupById(id)).members,
+    [admin.id, other.id, guest.id].sort((a, b) => a - b),
+  );
   refused(await member.post(`/user_groups/${id}/members`, { add: [other.id] }), `User ${other.id} is already a member of this group`);
   refused(await member.post(`/user_groups/${id}/members`, { add: [999999] }), 'Invalid user ID: 999999');
 
   // can_remove_members_group is nobody by default: only managers remove others.
   refused(await other.post(`/user_groups/${id}/members`, { delete: [guest.id] }), 'Insufficient permission');
-  ok(await member.patch(`/user_groups/${id}`, { can_remove_members_group: { new: sys['role:moderators'] }, can_add_members_group: { new: sys['role:administrators'] } }));
+  ok(
+    await member.patch(`/user_groups/${id}`, {
+      can_remove_members_group: { new: sys['role:moderators'] },
+      can_add_members_group: { new: sys['role:administrators'] },
+    }),
+  );
   ok(await moderator.post(`/user_groups/${id}/members`, { delete: [guest.id] }));
   refused(await moderator.post(`/user_groups/${id}/members`, { add: [guest.id] }), 'Insufficient permission');
   ok(await admin.post(`/user_groups/${id}/members`, { add: [guest.id] }));
@@ -261,7 +308,10 @@ test('POST /user_groups/{id}/members: adding and removing others needs can_add/c
     await member.post(`/user_groups/${id}/members`, {}),
     'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".',
   );
-  refused(await member.post(`/user_groups/${id}/members`, { add: [] }), 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
+  refused(
+    await member.post(`/user_groups/${id}/members`, { add: [] }),
+    'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".',
+  );
   refused(await owner.post(`/user_groups/${sys['role:members']}/members`, { add: [guest.id] }), 'Insufficient permission');
   refused(await owner.post('/user_groups/999999/members', { add: [guest.id] }), 'Invalid user group');
 });
@@ -290,7 +340,10 @@ test('members and subgroups in one request: all or nothing', async () => {
   const id = await create(member, { members: [other.id] });
   const sub = await create(member);
   const before = await groupById(id);
-  refused(await member.post(`/user_groups/${id}/members`, { add: [admin.id], delete: [moderator.id] }), `There is no member '${moderator.id}' in this user group`);
+  refused(
+    await member.post(`/user_groups/${id}/members`, { add: [admin.id], delete: [moderator.id] }),
+    `There is no member '${moderator.id}' in this user group`,
+  );
   refused(await member.post(`/user_groups/${id}/members`, { delete: [other.id], add_subgroups: [999999] }), 'Invalid user group ID: 999999');
   assert.deepEqual(await groupById(id), before);
   ok(await member.post(`/user_groups/${id}/members`, { add: [admin.id], delete: [other.id], add_subgroups: [sub] }));
@@ -324,7 +377,10 @@ test('subgroups: adding needs can_add_members_group, removing needs managing; no
 
   assert.deepEqual(ok(await other.get(`/user_groups/${a}/subgroups`, { direct_subgroup_only: true })).subgroups, [b]);
   const all = ok(await other.get(`/user_groups/${a}/subgroups`)).subgroups;
-  assert.deepEqual(all, [...all].sort((x: number, y: number) => x - y));
+  assert.deepEqual(
+    all,
+    [...all].sort((x: number, y: number) => x - y),
+  );
   for (const g of [b, c, sys['role:moderators'], sys['role:administrators'], sys['role:owners']]) assert.ok(all.includes(g), String(g));
   assert.ok(!all.includes(a));
   refused(await guest.get(`/user_groups/${a}/subgroups`), 'Not allowed for guest users');

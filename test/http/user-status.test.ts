@@ -114,7 +114,7 @@ test('away is presence_enabled turned off: in the status, the settings, and regi
   expectError(await bob.post('/users/me/status', { away: 'yes' }), 'away is not valid JSON');
 });
 
-test('who may: bots may not set one; unknown, bot, deactivated and other organizations\' users are refused', async () => {
+test("who may: bots may not set one; unknown, bot, deactivated and other organizations' users are refused", async () => {
   expectError(await bot.post('/users/me/status', { status_text: 'beep' }), 'This endpoint does not accept bot requests.');
   expectError(await alice.get(`/users/${bot.id}/status`), 'No such user');
   expectError(await alice.get('/users/999999/status'), 'No such user');
@@ -132,7 +132,7 @@ test('who may: bots may not set one; unknown, bot, deactivated and other organiz
   const outsider = await server.createOrganization('elsewhere');
   expectError(await outsider.get(`/users/${alice.id}/status`), 'No such user');
   ok(await outsider.post('/users/me/status', { status_text: 'far away' }));
-  assert.equal((await registered(alice))[outsider.id], undefined, 'another organization\'s statuses stay there');
+  assert.equal((await registered(alice))[outsider.id], undefined, "another organization's statuses stay there");
   const queue = ok(await alice.post('/register', { event_types: ['user_status'] })).queue_id;
   ok(await outsider.post('/users/me/status', { status_text: 'still far' }));
   assert.deepEqual(await statusEvents(alice, queue), []);

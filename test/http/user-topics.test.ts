@@ -47,7 +47,10 @@ test('each policy is stored, sent as user_topic and listed by register; 0 remove
     assert.equal(event.topic_name, 'no messages yet');
     assert.equal(event.visibility_policy, policy);
     assert.ok(event.last_updated >= before && event.last_updated <= now());
-    assert.deepEqual(await policiesOf(alice), [event].map(({ type: _t, ...e }) => e));
+    assert.deepEqual(
+      await policiesOf(alice),
+      [event].map(({ type: _t, ...e }) => e),
+    );
   }
   ok(await setPolicy(alice, publicId, 'no messages yet', 0));
   const events = await eventsOf(alice, queue);
@@ -149,7 +152,10 @@ test('the empty topic: "general chat" names it; clients without empty_topic_name
   assert.equal((await eventsOf(bob, modern))[0].topic_name, '');
   assert.equal((await policiesOf(bob))[0].topic_name, 'general chat');
   assert.equal((await policiesOf(bob, { client_capabilities: { notification_settings_null: false, empty_topic_name: true } }))[0].topic_name, '');
-  assert.deepEqual((await mutedOf(bob)).map((e: any) => e[1]), ['']);
+  assert.deepEqual(
+    (await mutedOf(bob)).map((e: any) => e[1]),
+    [''],
+  );
   // The empty string itself names the same topic; surrounding spaces are not part of a topic.
   ok(await setPolicy(bob, publicId, '', 3));
   ok(await setPolicy(bob, publicId, '  general chat ', 0));
@@ -165,20 +171,24 @@ test('the legacy muted_topics event and list', async () => {
   ok(await setPolicy(dave, publicId, 'noise', 1));
   ok(await setPolicy(dave, publicId, 'fun', 3));
   const legacyEvents = await eventsOf(dave, legacy);
-  assert.deepEqual(legacyEvents.map((e) => e.type), ['muted_topics', 'muted_topics']);
+  assert.deepEqual(
+    legacyEvents.map((e) => e.type),
+    ['muted_topics', 'muted_topics'],
+  );
   const [[name, topic, ts]] = legacyEvents[0].muted_topics;
   assert.deepEqual([name, topic], ['Public', 'noise']);
   assert.ok(ts >= before && ts <= now());
   // Following is not muting: the list is unchanged but sent again.
   assert.deepEqual(legacyEvents[1].muted_topics, legacyEvents[0].muted_topics);
   // A client that takes user_topic does not also get the legacy list.
-  assert.deepEqual((await eventsOf(dave, both)).map((e) => e.type), ['user_topic', 'user_topic']);
-  assert.deepEqual((await eventsOf(dave, all)).filter((e) => ['user_topic', 'muted_topics'].includes(e.type)).map((e) => e.type), [
-    'muted_topics',
-    'user_topic',
-    'muted_topics',
-    'user_topic',
-  ]);
+  assert.deepEqual(
+    (await eventsOf(dave, both)).map((e) => e.type),
+    ['user_topic', 'user_topic'],
+  );
+  assert.deepEqual(
+    (await eventsOf(dave, all)).filter((e) => ['user_topic', 'muted_topics'].includes(e.type)).map((e) => e.type),
+    ['muted_topics', 'user_topic', 'muted_topics', 'user_topic'],
+  );
   assert.deepEqual(await mutedOf(dave), legacyEvents[0].muted_topics);
 });
 
@@ -195,12 +205,15 @@ test('PATCH muted_topics: by id or name, idempotent, the same events', async () 
   ok(await erin.patch('/users/me/subscriptions/muted_topics', { stream: 'Public', topic: 'spam', op: 'remove' }));
   assert.deepEqual(await policiesOf(erin), []);
   const events = await eventsOf(erin, queue);
-  assert.deepEqual(events.map((e) => [e.type, e.topic_name, e.visibility_policy]), [
-    ['user_topic', 'Spam', 1],
-    ['user_topic', 'spam', 1],
-    ['user_topic', 'spam', 0],
-    ['user_topic', 'spam', 0],
-  ]);
+  assert.deepEqual(
+    events.map((e) => [e.type, e.topic_name, e.visibility_policy]),
+    [
+      ['user_topic', 'Spam', 1],
+      ['user_topic', 'spam', 1],
+      ['user_topic', 'spam', 0],
+      ['user_topic', 'spam', 0],
+    ],
+  );
   // Un-muting a followed topic clears it.
   ok(await setPolicy(erin, publicId, 'followed', 3));
   ok(await erin.patch('/users/me/subscriptions/muted_topics', { stream_id: publicId, topic: 'followed', op: 'remove' }));
@@ -214,7 +227,10 @@ test('PATCH muted_topics errors, and a failed request changes nothing', async ()
   const before = await policiesOf(bob);
   const queue = await openQueue(bob, { event_types: ['user_topic', 'muted_topics'] });
   refused(await bob.patch(path, { topic: 't', op: 'add' }), "Missing 'stream_id' argument");
-  const both = refused(await bob.patch(path, { stream_id: publicId, stream: 'Public', topic: 't', op: 'add' }), 'Unsupported parameter combination: stream_id, stream');
+  const both = refused(
+    await bob.patch(path, { stream_id: publicId, stream: 'Public', topic: 't', op: 'add' }),
+    'Unsupported parameter combination: stream_id, stream',
+  );
   assert.equal(both.parameters, 'stream_id, stream');
   refused(await bob.patch(path, { stream_id: publicId, op: 'add' }), "Missing 'topic' argument", 'REQUEST_VARIABLE_MISSING');
   refused(await bob.patch(path, { stream_id: publicId, topic: 't' }), "Missing 'op' argument", 'REQUEST_VARIABLE_MISSING');

@@ -18,8 +18,22 @@ before(async () => {
 after(() => server.close());
 
 const USER_FIELDS = [
-  'user_id', 'delivery_email', 'email', 'full_name', 'date_joined', 'is_active', 'is_owner', 'is_admin', 'is_guest',
-  'is_bot', 'bot_type', 'bot_owner_id', 'role', 'timezone', 'avatar_url', 'avatar_version',
+  'user_id',
+  'delivery_email',
+  'email',
+  'full_name',
+  'date_joined',
+  'is_active',
+  'is_owner',
+  'is_admin',
+  'is_guest',
+  'is_bot',
+  'bot_type',
+  'bot_owner_id',
+  'role',
+  'timezone',
+  'avatar_url',
+  'avatar_version',
 ].sort();
 
 test('GET /users/me returns the caller with every field', async () => {
@@ -31,7 +45,10 @@ test('GET /users/me returns the caller with every field', async () => {
   assert.equal(max_message_id, -1);
   assert.deepEqual(profile_data, {});
   // The bot fields are for bots only, as in the reference.
-  assert.deepEqual(Object.keys(user).sort(), USER_FIELDS.filter((k) => k !== 'bot_type' && k !== 'bot_owner_id'));
+  assert.deepEqual(
+    Object.keys(user).sort(),
+    USER_FIELDS.filter((k) => k !== 'bot_type' && k !== 'bot_owner_id'),
+  );
   assert.equal(user.user_id, member.id);
   assert.equal(user.email, 'member@example.com');
   assert.equal(user.delivery_email, 'member@example.com');
@@ -78,11 +95,17 @@ test('GET /users lists everyone, deactivated users included, and filters by user
   const res = await member.get('/users');
   assert.equal(res.status, 200);
   const ids = res.body.members.map((u: any) => u.user_id);
-  assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a: number, b: number) => a - b),
+  );
   for (const id of [server.owner.id, admin.id, member.id, guest.id, leaving.id]) assert.ok(ids.includes(id));
   assert.equal(res.body.members.find((u: any) => u.user_id === leaving.id).is_active, false);
   const some = await member.get('/users', { user_ids: [admin.id, guest.id] });
-  assert.deepEqual(some.body.members.map((u: any) => u.user_id), [admin.id, guest.id]);
+  assert.deepEqual(
+    some.body.members.map((u: any) => u.user_id),
+    [admin.id, guest.id],
+  );
   const withProfiles = await member.get('/users', { include_custom_profile_fields: true });
   assert.deepEqual(withProfiles.body.members[0].profile_data, {});
 });
@@ -153,7 +176,9 @@ test('POST /users: requests racing for one address create one account; the other
     assert.equal(r.status, 400);
     assert.equal(r.body.msg, 'Email is already in use.');
   }
-  const members = (await server.owner.get('/users')).body.members.filter((u: { delivery_email?: string; email: string }) => (u.delivery_email ?? u.email) === 'racer@example.com');
+  const members = (await server.owner.get('/users')).body.members.filter(
+    (u: { delivery_email?: string; email: string }) => (u.delivery_email ?? u.email) === 'racer@example.com',
+  );
   assert.equal(members.length, 1);
 });
 
@@ -324,7 +349,11 @@ test('the owner account from bootstrap can create users and change emails', asyn
 });
 
 test('new users get a fake API email when the organization hides addresses by default', async () => {
-  await server.svc.db.updateTable('realms').set({ settings: JSON.stringify({ default_email_address_visibility: 3 }) }).where('id', '=', 1).execute();
+  await server.svc.db
+    .updateTable('realms')
+    .set({ settings: JSON.stringify({ default_email_address_visibility: 3 }) })
+    .where('id', '=', 1)
+    .execute();
   server.svc.credentials.clear();
   try {
     const created = await server.owner.post('/users', { email: 'private@example.com', password: 'secret123', full_name: 'Pri Vate' });

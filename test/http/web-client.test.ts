@@ -127,6 +127,10 @@ test('invitation link from the outbox: the page, then sign-up through /json sign
   assert.equal((await new Browser(server).post('/json/invites/accept', { key: link[1], full_name: 'Again', password: 'again-password-1' })).status, 400);
   await new Browser(server).login('newcomer@example.com', 'newcomer-password-1');
   // A cross-site page cannot sign someone up.
-  const forged = await new Browser(server).post('/json/invites/accept', { key: link[1], full_name: 'X', password: 'x-password-12' }, { headers: { origin: 'https://evil.example' } });
+  const forged = await new Browser(server).post(
+    '/json/invites/accept',
+    { key: link[1], full_name: 'X', password: 'x-password-12' },
+    { headers: { origin: 'https://evil.example' } },
+  );
   assert.equal(forged.status, 403);
 });

@@ -59,12 +59,16 @@ test('channels, subscriptions, users and topics', async () => {
 });
 
 test('register, events, messages, reactions, flags, typing and deregister', async () => {
-  const queue = success(await client.queues.register({ event_types: ['message', 'reaction', 'update_message', 'typing', 'delete_message', 'update_message_flags'] }));
+  const queue = success(
+    await client.queues.register({ event_types: ['message', 'reaction', 'update_message', 'typing', 'delete_message', 'update_message_flags'] }),
+  );
   assert.equal(queue.zulip_feature_level, queue.svc_feature_level);
   const { id } = success(await owner.messages.send({ to: 'Denmark', type: 'stream', topic: 'zulip-js', content: 'hello from **zulip-js**' }));
   const rendered = success(await client.messages.render('**bold**'));
   assert.equal(rendered.rendered, '<p><strong>bold</strong></p>');
-  const fetched = success(await client.messages.retrieve({ anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'stream', operand: 'Denmark' }] }));
+  const fetched = success(
+    await client.messages.retrieve({ anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'stream', operand: 'Denmark' }] }),
+  );
   assert.ok((fetched.messages as any[]).some((m) => m.id === id && m.content === '<p>hello from <strong>zulip-js</strong></p>'));
   success(await owner.messages.update({ message_id: id, content: 'edited' }));
   assert.equal(success(await client.messages.getById({ message_id: id, apply_markdown: false })).message.content, 'edited');
@@ -78,7 +82,16 @@ test('register, events, messages, reactions, flags, typing and deregister', asyn
   const { events } = success(await client.events.retrieve({ queue_id: queue.queue_id, last_event_id: -1, dont_block: true }));
   assert.deepEqual(
     (events as any[]).map((e) => (e.op ? `${e.type}:${e.op}` : e.type)),
-    ['message', 'update_message', 'reaction:add', 'reaction:remove', 'update_message_flags:add', 'update_message_flags:remove', 'typing:start', 'delete_message'],
+    [
+      'message',
+      'update_message',
+      'reaction:add',
+      'reaction:remove',
+      'update_message_flags:add',
+      'update_message_flags:remove',
+      'typing:start',
+      'delete_message',
+    ],
   );
   success(await client.queues.deregister({ queue_id: queue.queue_id }));
   assert.equal((await client.events.retrieve({ queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).code, 'BAD_EVENT_QUEUE_ID');
@@ -89,7 +102,13 @@ test('emoji, linkifiers, callEndpoint (submessages, API key) and a deleted chann
   // GET /realm/filters left the reference API (GET /realm/linkifiers replaced it): refused there and here alike.
   assert.deepEqual(await client.filters.retrieve(), { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['POST'] });
   const { id } = success(await client.messages.send({ to: 'Denmark', type: 'stream', topic: 'poll', content: '/poll Tea?\nYes\nNo' }));
-  success(await client.callEndpoint('/submessage', 'POST', { message_id: id, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }) }));
+  success(
+    await client.callEndpoint('/submessage', 'POST', {
+      message_id: id,
+      msg_type: 'widget',
+      content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }),
+    }),
+  );
   assert.equal(success(await client.messages.getById({ message_id: id })).message.submessages.length, 2);
   const { api_key } = success(await client.callEndpoint('/users/me/api_key/regenerate', 'POST', {}));
   assert.equal((await client.users.me.getProfile()).code, 'UNAUTHORIZED');

@@ -50,7 +50,16 @@ const CHANNEL_KEYS = Object.fromEntries(Object.keys(CHANNEL_FIELDS).map((k) => [
 const CHANNEL_FOLDER = {
   type: 'object',
   additionalProperties: false,
-  properties: { id: int, name: str, description: str, rendered_description: str, order: int, date_created: int, creator_id: { type: 'integer', nullable: true }, is_archived: bool },
+  properties: {
+    id: int,
+    name: str,
+    description: str,
+    rendered_description: str,
+    order: int,
+    date_created: int,
+    creator_id: { type: 'integer', nullable: true },
+    is_archived: bool,
+  },
 };
 
 /** A reminder (FL 399): a scheduled direct message to oneself about another message. */
@@ -84,7 +93,11 @@ export const OVERLAY: readonly OverlayEntry[] = [
     reason: 'channel settings of FL 389-407 (folder_id, topics_policy, subscriber_count, can_delete_*/can_move_*/can_resolve_topics_group)',
   },
   {
-    at: ['schema BasicChannel#/allOf/1', `${REGISTER}/properties/never_subscribed/items/allOf/1`, 'response GET /streams 200#/allOf/1/properties/streams/items/allOf/1'],
+    at: [
+      'schema BasicChannel#/allOf/1',
+      `${REGISTER}/properties/never_subscribed/items/allOf/1`,
+      'response GET /streams 200#/allOf/1/properties/streams/items/allOf/1',
+    ],
     properties: CHANNEL_KEYS,
     reason: 'the same channel settings, in the lists of allowed keys',
   },
@@ -129,7 +142,11 @@ export const OVERLAY: readonly OverlayEntry[] = [
   },
   {
     event: 'channel_folder/add',
-    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['channel_folder'] }, op: str, channel_folder: CHANNEL_FOLDER } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: int, type: { enum: ['channel_folder'] }, op: str, channel_folder: CHANNEL_FOLDER },
+    },
     reason: 'channel folders are FL 389 (digest 3.3)',
   },
   {
@@ -149,12 +166,20 @@ export const OVERLAY: readonly OverlayEntry[] = [
   },
   {
     event: 'channel_folder/reorder',
-    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['channel_folder'] }, op: str, order: { type: 'array', items: int } } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: int, type: { enum: ['channel_folder'] }, op: str, order: { type: 'array', items: int } },
+    },
     reason: 'reordering channel folders is FL 418 (digest 3.3)',
   },
   {
     event: 'navigation_view/add',
-    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['navigation_view'] }, op: str, navigation_view: NAVIGATION_VIEW } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: int, type: { enum: ['navigation_view'] }, op: str, navigation_view: NAVIGATION_VIEW },
+    },
     reason: 'navigation views are FL 390 (digest 3.3)',
   },
   {
@@ -194,7 +219,11 @@ export const OVERLAY: readonly OverlayEntry[] = [
   },
   {
     event: 'reminders/add',
-    schema: { type: 'object', additionalProperties: false, properties: { id: int, type: { enum: ['reminders'] }, op: str, reminders: { type: 'array', items: REMINDER } } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: int, type: { enum: ['reminders'] }, op: str, reminders: { type: 'array', items: REMINDER } },
+    },
     reason: 'reminders are FL 399 (digest 3.3)',
   },
   {

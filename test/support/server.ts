@@ -164,7 +164,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
 function readOutbox(dir: string): { file: string; to: string; subject: string; text: string }[] {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }

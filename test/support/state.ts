@@ -76,8 +76,22 @@ export function differences(a: unknown, b: unknown, path = ''): string {
   const idOf = (x: any) => x?.stream_id ?? x?.user_id ?? x?.id;
   if (Array.isArray(a) && Array.isArray(b) && [...a, ...b].every((x) => idOf(x) !== undefined)) {
     const ids = [...new Set([...a, ...b].map(idOf))];
-    const order = JSON.stringify(a.map(idOf)) === JSON.stringify(b.map(idOf)) ? '' : `${path}: order applied ${JSON.stringify(a.map(idOf))} fresh ${JSON.stringify(b.map(idOf))}\n`;
-    return order + ids.map((id) => differences(a.find((x) => idOf(x) === id), b.find((x) => idOf(x) === id), `${path}[id ${id}]`)).join('');
+    const order =
+      JSON.stringify(a.map(idOf)) === JSON.stringify(b.map(idOf))
+        ? ''
+        : `${path}: order applied ${JSON.stringify(a.map(idOf))} fresh ${JSON.stringify(b.map(idOf))}\n`;
+    return (
+      order +
+      ids
+        .map((id) =>
+          differences(
+            a.find((x) => idOf(x) === id),
+            b.find((x) => idOf(x) === id),
+            `${path}[id ${id}]`,
+          ),
+        )
+        .join('')
+    );
   }
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);

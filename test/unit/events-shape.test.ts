@@ -49,11 +49,14 @@ test('event_types keeps only the listed types; heartbeats are not subject to it'
 });
 
 test('message events: flags per user, apply_markdown, local echo only for the sending queue', () => {
-  const n = notice({ type: 'message', message }, {
-    perUser: { 10: { flags: ['read'] } },
-    hidden: { raw_content: 'hi' },
-    localEcho: { queueId: 'xyz', localId: '1.5' },
-  });
+  const n = notice(
+    { type: 'message', message },
+    {
+      perUser: { 10: { flags: ['read'] } },
+      hidden: { raw_content: 'hi' },
+      localEcho: { queueId: 'xyz', localId: '1.5' },
+    },
+  );
   const [rendered] = shapeFor(queue(), n);
   assert.deepEqual(rendered.flags, ['read']);
   assert.equal((rendered.message as any).content, '<p>hi</p>');
@@ -93,7 +96,15 @@ test('the register narrow predicate', () => {
     [[['is', 'alerted']], message, [], false],
     [[['is', 'resolved']], { ...message, subject: '✔ done' }, [], true],
     [[['is', 'resolved']], message, [], false],
-    [[['stream', 'Denmark'], ['topic', 'other']], message, [], false],
+    [
+      [
+        ['stream', 'Denmark'],
+        ['topic', 'other'],
+      ],
+      message,
+      [],
+      false,
+    ],
   ];
   for (const [narrow, msg, flags, expected] of cases) assert.equal(narrowMatches(narrow, msg, flags), expected, JSON.stringify(narrow));
   const q = queue({ narrow: [['stream', 'Sweden']] });
@@ -143,10 +154,16 @@ test('include_deactivated_groups: deactivation is an update, or a removal', () =
 });
 
 test('archived_channels: archiving is an update, or a deletion; unarchiving a creation', () => {
-  const archive = notice({ type: 'stream', op: 'update', stream_id: 4, name: 'x', property: 'is_archived', value: true }, { hidden: { streams: [{ stream_id: 4 }] } });
+  const archive = notice(
+    { type: 'stream', op: 'update', stream_id: 4, name: 'x', property: 'is_archived', value: true },
+    { hidden: { streams: [{ stream_id: 4 }] } },
+  );
   assert.equal(shapeFor(queue({ caps: ['archived_channels'] }), archive)[0].op, 'update');
   assert.deepEqual(shapeFor(queue(), archive), [{ type: 'stream', op: 'delete', streams: [{ stream_id: 4 }], stream_ids: [4] }]);
-  const unarchive = notice({ type: 'stream', op: 'update', stream_id: 4, name: 'x', property: 'is_archived', value: false }, { hidden: { streams: [{ stream_id: 4, name: 'x' }] } });
+  const unarchive = notice(
+    { type: 'stream', op: 'update', stream_id: 4, name: 'x', property: 'is_archived', value: false },
+    { hidden: { streams: [{ stream_id: 4, name: 'x' }] } },
+  );
   assert.deepEqual(shapeFor(queue(), unarchive), [{ type: 'stream', op: 'create', streams: [{ stream_id: 4, name: 'x' }] }]);
   const renameArchived = notice({ type: 'stream', op: 'update', stream_id: 4, property: 'name' }, { hidden: { channel_archived: true } });
   assert.deepEqual(shapeFor(queue(), renameArchived), []);
@@ -168,9 +185,18 @@ test('user_settings_object: legacy clients also get the old event', () => {
     { type: 'user_settings', op: 'update', property: 'twenty_four_hour_time', value: true },
     { hidden: { legacy: { type: 'update_display_settings', setting_name: 'twenty_four_hour_time', setting: true, user: 'a@b' } } },
   );
-  assert.deepEqual(shapeFor(queue({ caps: ['user_settings_object'] }), n).map((e) => e.type), ['user_settings']);
-  assert.deepEqual(shapeFor(queue(), n).map((e) => e.type), ['user_settings', 'update_display_settings']);
-  assert.deepEqual(shapeFor(queue({ eventTypes: ['update_display_settings'] }), n).map((e) => e.type), ['update_display_settings']);
+  assert.deepEqual(
+    shapeFor(queue({ caps: ['user_settings_object'] }), n).map((e) => e.type),
+    ['user_settings'],
+  );
+  assert.deepEqual(
+    shapeFor(queue(), n).map((e) => e.type),
+    ['user_settings', 'update_display_settings'],
+  );
+  assert.deepEqual(
+    shapeFor(queue({ eventTypes: ['update_display_settings'] }), n).map((e) => e.type),
+    ['update_display_settings'],
+  );
 });
 
 test('presence: simplified, slim or legacy', () => {
@@ -196,18 +222,31 @@ test('notification_settings_null: without it, inherited settings become the user
   assert.equal(legacy.push_notifications, true);
 });
 
-test('queue ids increase; acknowledging prunes, with Zulip\'s checks', () => {
+test("queue ids increase; acknowledging prunes, with Zulip's checks", () => {
   const q = queue();
   for (let i = 0; i < 3; i++) q.push({ type: 'x' });
-  assert.deepEqual(q.events.map((e) => e.id), [0, 1, 2]);
+  assert.deepEqual(
+    q.events.map((e) => e.id),
+    [0, 1, 2],
+  );
   q.acknowledge(1);
-  assert.deepEqual(q.events.map((e) => e.id), [2]);
+  assert.deepEqual(
+    q.events.map((e) => e.id),
+    [2],
+  );
   assert.throws(() => q.acknowledge(0), /An event newer than 0 has already been pruned!/);
   q.push({ type: 'x' });
   assert.throws(() => q.acknowledge(7), /Event 7 was not in this queue/);
-  assert.deepEqual(q.events.map((e) => e.id), [2, 3], 'a refused acknowledgement prunes nothing');
+  assert.deepEqual(
+    q.events.map((e) => e.id),
+    [2, 3],
+    'a refused acknowledgement prunes nothing',
+  );
   q.acknowledge(2);
-  assert.deepEqual(q.events.map((e) => e.id), [3]);
+  assert.deepEqual(
+    q.events.map((e) => e.id),
+    [3],
+  );
 });
 
 test('user_list_incomplete: no "Unknown user" placeholder for a newcomer the viewer may not see', () => {

@@ -4,10 +4,14 @@ import assert from 'node:assert/strict';
 import { highlightHtmlDifferences } from '../../src/messages/html-diff.ts';
 
 const tags = (html: string) => html.match(/<[^>]*>/g) ?? [];
-const withoutMarks = (html: string) => tags(html).filter((t) => !/^<\/?span( class="highlight_text_(inserted|deleted)")?>$/.test(t) && t !== '<div>' && t !== '</div>');
+const withoutMarks = (html: string) =>
+  tags(html).filter((t) => !/^<\/?span( class="highlight_text_(inserted|deleted)")?>$/.test(t) && t !== '<div>' && t !== '</div>');
 
 test('added, removed and replaced words', () => {
-  assert.equal(highlightHtmlDifferences('<p>Hello world</p>', '<p>Hello world again</p>'), '<div><p>Hello world <span class="highlight_text_inserted">again</span></p></div>');
+  assert.equal(
+    highlightHtmlDifferences('<p>Hello world</p>', '<p>Hello world again</p>'),
+    '<div><p>Hello world <span class="highlight_text_inserted">again</span></p></div>',
+  );
   assert.equal(highlightHtmlDifferences('<p>a b c</p>', '<p>a c</p>'), '<div><p>a <span class="highlight_text_deleted">b</span> c</p></div>');
   assert.equal(highlightHtmlDifferences('<p>same</p>', '<p>same</p>'), '<div><p>same</p></div>');
   assert.equal(highlightHtmlDifferences('', '<p>new</p>'), '<div><p><span class="highlight_text_inserted">new</span></p></div>');

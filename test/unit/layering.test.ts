@@ -38,7 +38,11 @@ function runtimeImports(file: string): string[] {
     if (m[1]) continue;
     const names = m[2].trim();
     if (names.startsWith('{')) {
-      const list = names.slice(1, -1).split(',').map((n) => n.trim()).filter(Boolean);
+      const list = names
+        .slice(1, -1)
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
       if (list.length > 0 && list.every((n) => n.startsWith('type '))) continue;
     }
     found.push(m[3]);
@@ -62,7 +66,10 @@ function layerOf(layers: string[][], file: string): number {
 
 test('every module of src/ has a layer', () => {
   const layers = documentedLayers();
-  assert.deepEqual(files.filter((f) => layerOf(layers, f) < 0), []);
+  assert.deepEqual(
+    files.filter((f) => layerOf(layers, f) < 0),
+    [],
+  );
 });
 
 test('runtime imports point to the same layer or below (KNOWN excepted)', () => {
@@ -73,7 +80,11 @@ test('runtime imports point to the same layer or below (KNOWN excepted)', () => 
   }
   const known = new Set(KNOWN_UPWARD);
   assert.deepEqual(upward.filter((e) => !known.has(e)).sort(), [], 'new imports against the documented order');
-  assert.deepEqual(KNOWN_UPWARD.filter((e) => !upward.includes(e)), [], 'fixed: remove these from KNOWN_UPWARD');
+  assert.deepEqual(
+    KNOWN_UPWARD.filter((e) => !upward.includes(e)),
+    [],
+    'fixed: remove these from KNOWN_UPWARD',
+  );
 });
 
 test('no runtime import cycles (KNOWN excepted)', () => {
@@ -111,7 +122,11 @@ test('no runtime import cycles (KNOWN excepted)', () => {
   const members = new Set(cycles.flatMap((c) => c.split(' ')));
   const known = new Set(KNOWN_IN_CYCLES);
   assert.deepEqual([...members].filter((f) => !known.has(f)).sort(), [], 'files newly in an import cycle');
-  assert.deepEqual(KNOWN_IN_CYCLES.filter((f) => !members.has(f)), [], 'out of every cycle now: remove these from KNOWN_IN_CYCLES');
+  assert.deepEqual(
+    KNOWN_IN_CYCLES.filter((f) => !members.has(f)),
+    [],
+    'out of every cycle now: remove these from KNOWN_IN_CYCLES',
+  );
 });
 
 // Imports against the order when this test came (issue 13 point 4): each is a

@@ -28,7 +28,14 @@ test('replies: the renames apply, strict objects stay strict, events in GET /eve
   assert.throws(() => checkResponse('GET', '/api/v1/users/me', 200, { ...ok, user_id: '5' }), /user_id must be integer/);
   const events = (list: unknown[]) => checkResponse('GET', '/api/v1/events', 200, { ...ok, queue_id: 'q', events: list });
   events([{ type: 'heartbeat', id: 1 }]);
-  assert.throws(() => events([{ type: 'heartbeat', id: 1 }, { type: 'restart', id: 2, immediate: true }]), /immediate/);
+  assert.throws(
+    () =>
+      events([
+        { type: 'heartbeat', id: 1 },
+        { type: 'restart', id: 2, immediate: true },
+      ]),
+    /immediate/,
+  );
 });
 
 test('errors: a listed error keeps its shape, any other has the envelope', () => {

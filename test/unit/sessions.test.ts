@@ -13,7 +13,10 @@ test('cookies: Secure exactly when the external URL is https; HttpOnly only for 
   const http = loadConfig({ externalUrl: 'http://localhost:9991' }, {});
   assert.ok(sessionCookies(http, 'a', 'b').every((c) => !c.includes('Secure')));
   assert.ok(clearedCookies(https).every((c) => c.includes('Max-Age=0')));
-  assert.ok(sessionCookies(https, 'a', 'b').every((c) => !/Domain=/i.test(c)), 'host-only: one organization each');
+  assert.ok(
+    sessionCookies(https, 'a', 'b').every((c) => !/Domain=/i.test(c)),
+    'host-only: one organization each',
+  );
 });
 
 test('readCookies: spaces, quotes, repeated names (the first wins), junk', () => {
@@ -26,7 +29,11 @@ test('readCookies: spaces, quotes, repeated names (the first wins), junk', () =>
 });
 
 test('formatEmail: headers cannot be split by newlines; HTML as an alternative', () => {
-  const raw = formatEmail({ to: 'a@example.com\r\nBcc: evil@example.com', subject: 'Hi\nthere', text: 'plain', html: '<p>rich</p>' }, 'Confab <noreply@x>', new Date(0));
+  const raw = formatEmail(
+    { to: 'a@example.com\r\nBcc: evil@example.com', subject: 'Hi\nthere', text: 'plain', html: '<p>rich</p>' },
+    'Confab <noreply@x>',
+    new Date(0),
+  );
   const head = raw.split('\r\n\r\n')[0];
   assert.doesNotMatch(head, /^Bcc:/m);
   assert.match(head, /^Subject: Hi there$/m);

@@ -29,7 +29,14 @@ export class Actions {
   }
 
   private firstPage(narrow: Narrow): Promise<any> {
-    return api.get('/messages', { anchor: 'first_unread', num_before: 50, num_after: 50, narrow: narrowToApi(narrow), apply_markdown: true, client_gravatar: false });
+    return api.get('/messages', {
+      anchor: 'first_unread',
+      num_before: 50,
+      num_after: 50,
+      narrow: narrowToApi(narrow),
+      apply_markdown: true,
+      client_gravatar: false,
+    });
   }
 
   private async takePrefetched(narrow: Narrow): Promise<any> {
@@ -120,7 +127,15 @@ export class Actions {
   }
 
   async markNarrowRead(narrow: Narrow): Promise<void> {
-    await api.post('/messages/flags/narrow', { anchor: 'oldest', num_before: 0, num_after: 5000, include_anchor: true, narrow: narrowToApi(narrow), op: 'add', flag: 'read' });
+    await api.post('/messages/flags/narrow', {
+      anchor: 'oldest',
+      num_before: 0,
+      num_after: 5000,
+      include_anchor: true,
+      narrow: narrowToApi(narrow),
+      op: 'add',
+      flag: 'read',
+    });
   }
 
   /** Sends with a local echo that the server's copy replaces (matched by local_id). */
@@ -128,14 +143,37 @@ export class Actions {
     const store = this.store;
     const localId = `${Date.now() % 100000}.${String(++localCounter).padStart(2, '0')}`;
     const me = store.me;
-    const base = { sender_id: me.user_id, sender_email: me.email, sender_full_name: me.full_name, avatar_url: me.avatar_url, timestamp: Math.floor(Date.now() / 1000), reactions: [], flags: ['read'], local_id: localId };
+    const base = {
+      sender_id: me.user_id,
+      sender_email: me.email,
+      sender_full_name: me.full_name,
+      avatar_url: me.avatar_url,
+      timestamp: Math.floor(Date.now() / 1000),
+      reactions: [],
+      flags: ['read'],
+      local_id: localId,
+    };
     const echo: Message =
       'streamId' in to
-        ? { ...base, id: -localCounter, type: 'stream', stream_id: to.streamId, subject: to.topic, display_recipient: store.streams.get(to.streamId)?.name ?? '', content: escapeText(content) }
-        : { ...base, id: -localCounter, type: 'private', subject: '', display_recipient: to.userIds.map((id) => ({ id, email: store.users.get(id)?.email ?? '', full_name: store.users.get(id)?.full_name ?? '' })), content: escapeText(content) };
+        ? {
+            ...base,
+            id: -localCounter,
+            type: 'stream',
+            stream_id: to.streamId,
+            subject: to.topic,
+            display_recipient: store.streams.get(to.streamId)?.name ?? '',
+            content: escapeText(content),
+          }
+        : {
+            ...base,
+            id: -localCounter,
+            type: 'private',
+            subject: '',
+            display_recipient: to.userIds.map((id) => ({ id, email: store.users.get(id)?.email ?? '', full_name: store.users.get(id)?.full_name ?? '' })),
+            content: escapeText(content),
+          };
     store.echo(echo);
-    const params =
-      'streamId' in to ? { type: 'stream', to: to.streamId, topic: to.topic, content } : { type: 'direct', to: to.userIds, content };
+    const params = 'streamId' in to ? { type: 'stream', to: to.streamId, topic: to.topic, content } : { type: 'direct', to: to.userIds, content };
     try {
       await api.post('/messages', { ...params, queue_id: store.queueId, local_id: localId, read_by_sender: true });
     } catch (err) {
@@ -171,7 +209,13 @@ export class Actions {
   }
 
   async moveTopic(id: number, topic: string, streamId: number | undefined, mode: 'change_one' | 'change_later' | 'change_all'): Promise<void> {
-    await api.patch(`/messages/${id}`, { topic, stream_id: streamId, propagate_mode: mode, send_notification_to_old_thread: false, send_notification_to_new_thread: true });
+    await api.patch(`/messages/${id}`, {
+      topic,
+      stream_id: streamId,
+      propagate_mode: mode,
+      send_notification_to_old_thread: false,
+      send_notification_to_new_thread: true,
+    });
   }
 
   async remove(id: number): Promise<void> {

@@ -75,7 +75,10 @@ export function hashToNarrow(hash: string): Narrow | null {
  * Parses the search box: `channel:general topic:"deploy plan" sender:x@y.z is:starred words`.
  * Names of channels and emails are resolved to ids by the callbacks when known.
  */
-export function parseSearch(query: string, resolve: { channel?: (name: string) => number | undefined; user?: (email: string) => number | undefined } = {}): Narrow {
+export function parseSearch(
+  query: string,
+  resolve: { channel?: (name: string) => number | undefined; user?: (email: string) => number | undefined } = {},
+): Narrow {
   const out: Narrow = [];
   const words: string[] = [];
   const re = /(-?)([a-z-]+):(?:"([^"]*)"|(\S+))|"([^"]*)"|(\S+)/gi;
@@ -100,13 +103,20 @@ export function parseSearch(query: string, resolve: { channel?: (name: string) =
 }
 
 /** The search box's text for a narrow (the reverse of parseSearch). */
-export function narrowToSearch(narrow: Narrow, names: { channel?: (id: number) => string | undefined; user?: (id: number) => string | undefined } = {}): string {
+export function narrowToSearch(
+  narrow: Narrow,
+  names: { channel?: (id: number) => string | undefined; user?: (id: number) => string | undefined } = {},
+): string {
   return narrow
     .map((t) => {
       if (t.operator === 'search') return t.operand;
       let operand = t.operand;
       if (t.operator === 'channel') operand = names.channel?.(Number(operand)) ?? operand;
-      if (t.operator === 'sender' || t.operator === 'dm') operand = operand.split(',').map((id) => names.user?.(Number(id)) ?? id).join(',');
+      if (t.operator === 'sender' || t.operator === 'dm')
+        operand = operand
+          .split(',')
+          .map((id) => names.user?.(Number(id)) ?? id)
+          .join(',');
       if (/\s/.test(operand)) operand = `"${operand}"`;
       return `${t.negated ? '-' : ''}${t.operator}:${operand}`;
     })
@@ -131,7 +141,10 @@ export function dmKey(message: NarrowMessage, me: number): string {
 }
 
 function normalizeDm(operand: string, me: number): string {
-  const ids = operand.split(',').map(Number).filter((id) => id !== me);
+  const ids = operand
+    .split(',')
+    .map(Number)
+    .filter((id) => id !== me);
   return (ids.length === 0 ? [me] : ids).sort((a, b) => a - b).join(',');
 }
 

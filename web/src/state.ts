@@ -271,9 +271,15 @@ export function idsKey(ids: number[], me: number): string {
   return (others.length === 0 ? [me] : others).join(',');
 }
 
-export function typingWhere(e: { message_type?: string; type?: string; stream_id?: number; topic?: string; recipients?: { user_id: number }[] }, me: number): string {
+export function typingWhere(
+  e: { message_type?: string; type?: string; stream_id?: number; topic?: string; recipients?: { user_id: number }[] },
+  me: number,
+): string {
   if (e.message_type === 'stream' || e.type === 'stream') return `s:${e.stream_id}:${(e.topic ?? '').toLowerCase()}`;
-  return `d:${idsKey((e.recipients ?? []).map((r) => r.user_id), me)}`;
+  return `d:${idsKey(
+    (e.recipients ?? []).map((r) => r.user_id),
+    me,
+  )}`;
 }
 
 type Handler = (s: Store, e: any) => void;
@@ -318,7 +324,8 @@ const HANDLERS: Record<string, Handler> = {
     const m = s.messages.get(e.message_id);
     if (!m) return;
     const same = (r: Reaction) => r.user_id === e.user_id && r.emoji_code === e.emoji_code && r.reaction_type === e.reaction_type;
-    if (e.op === 'add' && !m.reactions.some(same)) m.reactions.push({ emoji_name: e.emoji_name, emoji_code: e.emoji_code, reaction_type: e.reaction_type, user_id: e.user_id });
+    if (e.op === 'add' && !m.reactions.some(same))
+      m.reactions.push({ emoji_name: e.emoji_name, emoji_code: e.emoji_code, reaction_type: e.reaction_type, user_id: e.user_id });
     if (e.op === 'remove') m.reactions = m.reactions.filter((r) => !same(r));
   },
 
@@ -356,10 +363,11 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   subscription: (s, e) => {
-    if (e.op === 'add') for (const sub of e.subscriptions) {
-      s.subs.set(sub.stream_id, sub);
-      s.streams.set(sub.stream_id, sub);
-    }
+    if (e.op === 'add')
+      for (const sub of e.subscriptions) {
+        s.subs.set(sub.stream_id, sub);
+        s.streams.set(sub.stream_id, sub);
+      }
     if (e.op === 'remove') for (const sub of e.subscriptions) s.subs.delete(sub.stream_id);
     if (e.op === 'update') {
       const sub = s.subs.get(e.stream_id);
@@ -372,13 +380,15 @@ const HANDLERS: Record<string, Handler> = {
 
   stream: (s, e) => {
     if (e.op === 'create') for (const st of e.streams) s.streams.set(st.stream_id, st);
-    if (e.op === 'delete') for (const st of e.streams) {
-      s.streams.delete(st.stream_id);
-      s.subs.delete(st.stream_id);
-    }
-    if (e.op === 'update') for (const target of [s.streams.get(e.stream_id), s.subs.get(e.stream_id)]) {
-      if (target) target[e.property] = e.value;
-    }
+    if (e.op === 'delete')
+      for (const st of e.streams) {
+        s.streams.delete(st.stream_id);
+        s.subs.delete(st.stream_id);
+      }
+    if (e.op === 'update')
+      for (const target of [s.streams.get(e.stream_id), s.subs.get(e.stream_id)]) {
+        if (target) target[e.property] = e.value;
+      }
   },
 
   realm_user: (s, e) => {

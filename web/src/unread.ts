@@ -27,7 +27,12 @@ export class Unreads {
     for (const s of initial.streams ?? []) for (const id of s.unread_message_ids) this.where.set(id, { streamId: s.stream_id, topic: s.topic });
     for (const p of initial.pms ?? []) for (const id of p.unread_message_ids) this.where.set(id, { dm: String(p.other_user_id) });
     for (const h of initial.huddles ?? []) {
-      const key = h.user_ids_string.split(',').map(Number).filter((id) => id !== me).sort((a, b) => a - b).join(',');
+      const key = h.user_ids_string
+        .split(',')
+        .map(Number)
+        .filter((id) => id !== me)
+        .sort((a, b) => a - b)
+        .join(',');
       for (const id of h.unread_message_ids) this.where.set(id, { dm: key });
     }
     for (const id of initial.mentions ?? []) this.mentions.add(id);

@@ -3,7 +3,20 @@ import assert from 'node:assert/strict';
 import { Actions } from '../src/actions.ts';
 import { Store } from '../src/state.ts';
 
-const msg = (id: number) => ({ id, type: 'stream', stream_id: 5, subject: 'deploy', sender_id: 2, sender_email: 'bo@x', sender_full_name: 'Bo', display_recipient: 'general', content: `<p>m${id}</p>`, timestamp: 1, reactions: [], flags: ['read'] });
+const msg = (id: number) => ({
+  id,
+  type: 'stream',
+  stream_id: 5,
+  subject: 'deploy',
+  sender_id: 2,
+  sender_email: 'bo@x',
+  sender_full_name: 'Bo',
+  display_recipient: 'general',
+  content: `<p>m${id}</p>`,
+  timestamp: 1,
+  reactions: [],
+  flags: ['read'],
+});
 
 /** A server answering GET /json/messages from `pages`, in turn; the requests' parameters are kept. */
 function fakeServer(pages: { messages: number[]; found_newest: boolean }[]) {
@@ -24,7 +37,13 @@ function fakeServer(pages: { messages: number[]; found_newest: boolean }[]) {
 
 function registered(maxMessageId: number): Store {
   const store = new Store();
-  store.load({ queue_id: 'q', last_event_id: -1, user_id: 1, realm_users: [{ user_id: 1, email: 'me@x', full_name: 'Me', role: 400 }], max_message_id: maxMessageId });
+  store.load({
+    queue_id: 'q',
+    last_event_id: -1,
+    user_id: 1,
+    realm_users: [{ user_id: 1, email: 'me@x', full_name: 'Me', role: 400 }],
+    max_message_id: maxMessageId,
+  });
   return store;
 }
 

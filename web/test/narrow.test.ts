@@ -3,8 +3,25 @@ import assert from 'node:assert/strict';
 import { hashToNarrow, matches, narrowToApi, narrowToHash, parseSearch, viewKind, type NarrowMessage } from '../src/narrow.ts';
 
 const ME = 1;
-const streamMsg = (over: Partial<NarrowMessage> = {}): NarrowMessage => ({ id: 10, type: 'stream', stream_id: 5, subject: 'Deploy', sender_id: 2, display_recipient: 'general', flags: [], ...over });
-const dmMsg = (ids: number[], over: Partial<NarrowMessage> = {}): NarrowMessage => ({ id: 11, type: 'private', subject: '', sender_id: 2, display_recipient: ids.map((id) => ({ id })), flags: [], ...over });
+const streamMsg = (over: Partial<NarrowMessage> = {}): NarrowMessage => ({
+  id: 10,
+  type: 'stream',
+  stream_id: 5,
+  subject: 'Deploy',
+  sender_id: 2,
+  display_recipient: 'general',
+  flags: [],
+  ...over,
+});
+const dmMsg = (ids: number[], over: Partial<NarrowMessage> = {}): NarrowMessage => ({
+  id: 11,
+  type: 'private',
+  subject: '',
+  sender_id: 2,
+  display_recipient: ids.map((id) => ({ id })),
+  flags: [],
+  ...over,
+});
 
 test('hashes round-trip, with readable channel names and encoded topics', () => {
   const n = [
@@ -16,7 +33,10 @@ test('hashes round-trip, with readable channel names and encoded topics', () => 
   assert.deepEqual(hashToNarrow(hash), n);
   assert.deepEqual(hashToNarrow('#feed'), []);
   assert.equal(hashToNarrow('#settings'), null);
-  assert.deepEqual(hashToNarrow('#narrow/stream/5-general/subject/x'), [{ operator: 'channel', operand: '5' }, { operator: 'topic', operand: 'x' }]);
+  assert.deepEqual(hashToNarrow('#narrow/stream/5-general/subject/x'), [
+    { operator: 'channel', operand: '5' },
+    { operator: 'topic', operand: 'x' },
+  ]);
   assert.deepEqual(hashToNarrow('#narrow/-is/starred'), [{ operator: 'is', operand: 'starred', negated: true }]);
 });
 
@@ -43,7 +63,13 @@ test('search text becomes operators, names resolved to ids', () => {
 test('view kinds name the sidebar views', () => {
   assert.equal(viewKind([]), 'feed');
   assert.equal(viewKind([{ operator: 'channel', operand: '1' }]), 'channel');
-  assert.equal(viewKind([{ operator: 'channel', operand: '1' }, { operator: 'topic', operand: 'a' }]), 'topic');
+  assert.equal(
+    viewKind([
+      { operator: 'channel', operand: '1' },
+      { operator: 'topic', operand: 'a' },
+    ]),
+    'topic',
+  );
   assert.equal(viewKind([{ operator: 'dm', operand: '2,3' }]), 'dm');
   assert.equal(viewKind([{ operator: 'is', operand: 'mentioned' }]), 'mentioned');
   assert.equal(viewKind([{ operator: 'is', operand: 'starred' }]), 'starred');
@@ -51,7 +77,10 @@ test('view kinds name the sidebar views', () => {
 });
 
 test('live messages are placed locally where the client can tell, else left to the server', () => {
-  const topic = [{ operator: 'channel', operand: '5' }, { operator: 'topic', operand: 'deploy' }];
+  const topic = [
+    { operator: 'channel', operand: '5' },
+    { operator: 'topic', operand: 'deploy' },
+  ];
   assert.equal(matches(topic, streamMsg(), ME), true, 'topics compare without case');
   assert.equal(matches(topic, streamMsg({ subject: 'other' }), ME), false);
   assert.equal(matches(topic, streamMsg({ stream_id: 6 }), ME), false);
@@ -61,5 +90,16 @@ test('live messages are placed locally where the client can tell, else left to t
   assert.equal(matches([{ operator: 'is', operand: 'mentioned' }], streamMsg({ flags: ['topic_wildcard_mentioned'] }), ME), true);
   assert.equal(matches([{ operator: 'is', operand: 'starred', negated: true }], streamMsg({ flags: ['starred'] }), ME), false);
   assert.equal(matches([{ operator: 'search', operand: 'deploy' }], streamMsg(), ME), null);
-  assert.equal(matches([{ operator: 'channel', operand: '6' }, { operator: 'search', operand: 'x' }], streamMsg(), ME), false, 'a known mismatch wins over an unknown');
+  assert.equal(
+    matches(
+      [
+        { operator: 'channel', operand: '6' },
+        { operator: 'search', operand: 'x' },
+      ],
+      streamMsg(),
+      ME,
+    ),
+    false,
+    'a known mismatch wins over an unknown',
+  );
 });

@@ -24,7 +24,20 @@ function register(): Store {
   return s;
 }
 
-const msg = (id: number, over: Record<string, unknown> = {}) => ({ id, type: 'stream', stream_id: 5, subject: 'deploy', sender_id: 2, sender_email: 'bo@x', sender_full_name: 'Bo', display_recipient: 'general', content: `<p>m${id}</p>`, timestamp: 1, reactions: [], ...over });
+const msg = (id: number, over: Record<string, unknown> = {}) => ({
+  id,
+  type: 'stream',
+  stream_id: 5,
+  subject: 'deploy',
+  sender_id: 2,
+  sender_email: 'bo@x',
+  sender_full_name: 'Bo',
+  display_recipient: 'general',
+  content: `<p>m${id}</p>`,
+  timestamp: 1,
+  reactions: [],
+  ...over,
+});
 
 test('a live message lands in the view it belongs to and counts as unread', () => {
   const s = register();
@@ -38,7 +51,10 @@ test('a live message lands in the view it belongs to and counts as unread', () =
   assert.equal(s.unreads.counts(s.isTopicMuted).stream(5), 2);
   assert.equal(s.unreads.counts(s.isTopicMuted).stream(6), 0, 'muted channel');
   assert.equal(s.lastEventId, 1);
-  assert.deepEqual(s.topicsOf(5).map((t) => t.name), ['deploy']);
+  assert.deepEqual(
+    s.topicsOf(5).map((t) => t.name),
+    ['deploy'],
+  );
 });
 
 test('the server copy replaces the local echo with the same local id', () => {
@@ -55,8 +71,14 @@ test('the server copy replaces the local echo with the same local id', () => {
 
 test('edits, reactions, stars, reads, moves and deletes apply to what is on screen', () => {
   const s = register();
-  s.addMessages([{ ...msg(3), flags: [] }, { ...msg(4), flags: ['read'] }] as any);
-  s.list = new MessageList([{ operator: 'channel', operand: '5' }, { operator: 'topic', operand: 'deploy' }]);
+  s.addMessages([
+    { ...msg(3), flags: [] },
+    { ...msg(4), flags: ['read'] },
+  ] as any);
+  s.list = new MessageList([
+    { operator: 'channel', operand: '5' },
+    { operator: 'topic', operand: 'deploy' },
+  ]);
   s.list.ids = [3, 4];
   s.applyEvents([
     { id: 0, type: 'update_message', message_id: 3, rendered_content: '<p>new</p>', edit_timestamp: 9 },
@@ -71,7 +93,19 @@ test('edits, reactions, stars, reads, moves and deletes apply to what is on scre
   assert.equal(m3.reactions.length, 1);
   assert.ok(s.messages.get(4)!.flags.includes('starred'));
   assert.equal(s.unreads.isUnread(3), false);
-  s.applyEvents([{ id: 5, type: 'update_message', message_id: 3, message_ids: [3], orig_subject: 'deploy', subject: 'shipped', stream_id: 5, edit_timestamp: 10, propagate_mode: 'change_one' }]);
+  s.applyEvents([
+    {
+      id: 5,
+      type: 'update_message',
+      message_id: 3,
+      message_ids: [3],
+      orig_subject: 'deploy',
+      subject: 'shipped',
+      stream_id: 5,
+      edit_timestamp: 10,
+      propagate_mode: 'change_one',
+    },
+  ]);
   assert.equal(s.messages.get(3)!.subject, 'shipped');
   assert.deepEqual(s.list.ids, [4], 'moved out of the topic on screen');
   s.applyEvents([{ id: 6, type: 'delete_message', message_ids: [4], message_type: 'stream' }]);

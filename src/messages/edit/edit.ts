@@ -86,7 +86,17 @@ async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewe
   });
   await announceFirstMessageIds(svc, tx, emit, realm, edit, w.before);
   if (from && to && edit.moved) {
-    const moved = { actor, from, fromTopic: message.topic, to, toTopic: edit.toTopic, messageId: message.id, count: w.changedIds.length, wholeTopic, realmUrl: realmUrl(realm, svc.config) };
+    const moved = {
+      actor,
+      from,
+      fromTopic: message.topic,
+      to,
+      toTopic: edit.toTopic,
+      messageId: message.id,
+      count: w.changedIds.length,
+      wholeTopic,
+      realmUrl: realmUrl(realm, svc.config),
+    };
     await postMoveNotices(svc, tx, emit, viewer, moved, {
       changedIds: w.changedIds,
       resolution: announcedResolution,

@@ -80,7 +80,12 @@ async function readersOf(tx: Tx, realm: Realm, channel: Channel, userIds: Iterab
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return new Set();
   const [users, subs] = await Promise.all([
-    tx.selectFrom('users').selectAll().where('realm_id', '=', realm.id).where('id', '=', sql<number>`any(${intArray(ids)})`).execute(),
+    tx
+      .selectFrom('users')
+      .selectAll()
+      .where('realm_id', '=', realm.id)
+      .where('id', '=', sql<number>`any(${intArray(ids)})`)
+      .execute(),
     tx
       .selectFrom('subscriptions')
       .select('user_id')
@@ -119,7 +124,11 @@ export async function settleReaders(tx: Tx, emit: Emit, realm: Realm, edit: Edit
   const readers = await readersOf(tx, realm, to, had);
   for (const id of had) if (!readers.has(id)) losing.add(id);
   if (losing.size > 0) {
-    await tx.deleteFrom('user_messages').where('message_id', '=', sql<number>`any(${intArray(changedIds)})`).where('user_id', '=', sql<number>`any(${intArray([...losing])})`).execute();
+    await tx
+      .deleteFrom('user_messages')
+      .where('message_id', '=', sql<number>`any(${intArray(changedIds)})`)
+      .where('user_id', '=', sql<number>`any(${intArray([...losing])})`)
+      .execute();
     // For them the messages are gone.
     emit(realm.id, { type: 'delete_message', message_ids: changedIds, message_type: 'stream', stream_id: from.id, topic: message.topic }, losing);
   }
@@ -157,7 +166,15 @@ export async function moveTopicState(
   const remaining = (await topicMessages(tx, from.id, message.topic)).filter((m) => !moved.changedIds.includes(m.id));
   const wholeTopic = edit.propagateMode === 'change_all' || (await readableBy(tx, viewer, from, remaining)).length === 0;
   if (moved.announcedResolution && wholeTopic) followers = await topicFollowers(tx, from.id, message.topic);
-  const move = { from, to, fromTopic: message.topic, toTopic: edit.toTopic, movedIds: moved.changedIds, targetHadMessages: moved.targetHadMessages, losing: moved.losing };
+  const move = {
+    from,
+    to,
+    fromTopic: message.topic,
+    toTopic: edit.toTopic,
+    movedIds: moved.changedIds,
+    targetHadMessages: moved.targetHadMessages,
+    losing: moved.losing,
+  };
   await carryTopicPolicies(tx, emit, viewer, move, message, wholeTopic);
   if (moved.announcedResolution && !wholeTopic) followers = await topicFollowers(tx, to.id, edit.toTopic);
   return { wholeTopic, followers };

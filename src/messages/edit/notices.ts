@@ -11,7 +11,14 @@ import { notificationBot } from '../../users/system-bots.ts';
 import { sendNotices, type Notice } from '../../notification_bot/index.ts';
 import { VISIBILITY } from '../user-topics.ts';
 import { deleteMessages } from '../delete.ts';
-import { isResolveNotice, newThreadNotice, oldThreadNotice, resolveNotice, RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS, type MovedMessages } from '../move-notices.ts';
+import {
+  isResolveNotice,
+  newThreadNotice,
+  oldThreadNotice,
+  resolveNotice,
+  RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS,
+  type MovedMessages,
+} from '../move-notices.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 
 /** Humans following a topic (a resolve notice stays unread for them). */

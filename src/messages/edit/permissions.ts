@@ -7,13 +7,7 @@ import type { Tx } from '../../db/transact.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { settingsOf } from '../../realm/queries.ts';
 import { isModerator } from '../../users/roles.ts';
-import {
-  canAdminister,
-  hasContentAccess,
-  holdsChannelPermission,
-  holdsRealmPermission,
-  type ChannelViewer,
-} from '../../channels/access.ts';
+import { canAdminister, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
 import { checkCanPost } from '../send.ts';
 import type { Edit } from './request.ts';
@@ -37,7 +31,9 @@ function canMoveWithinChannel(v: ChannelViewer, channel: Channel): boolean {
 
 /** A topic edit: the organization's permission, or the channel's in the channel it leaves or enters. */
 function canEditTopic(v: ChannelViewer, from: Channel, to: Channel): boolean {
-  return holdsRealmPermission(v, 'can_move_messages_between_topics_group') || canMoveWithinChannel(v, from) || (from.id !== to.id && canMoveWithinChannel(v, to));
+  return (
+    holdsRealmPermission(v, 'can_move_messages_between_topics_group') || canMoveWithinChannel(v, from) || (from.id !== to.id && canMoveWithinChannel(v, to))
+  );
 }
 
 function canResolveTopics(v: ChannelViewer, from: Channel, to: Channel): boolean {

@@ -83,7 +83,13 @@ async function followBegunTopic(tx: Tx, emit: Emit, viewer: ChannelViewer, move:
   let policy: VisibilityPolicy | undefined;
   if (settings.automatically_follow_topics_policy === ON_INITIATION) policy = VISIBILITY.FOLLOWED;
   else if (settings.automatically_unmute_topics_in_muted_streams_policy === ON_INITIATION) {
-    const sub = await tx.selectFrom('subscriptions').select('is_muted').where('user_id', '=', sender.id).where('channel_id', '=', to.id).where('active', '=', true).executeTakeFirst();
+    const sub = await tx
+      .selectFrom('subscriptions')
+      .select('is_muted')
+      .where('user_id', '=', sender.id)
+      .where('channel_id', '=', to.id)
+      .where('active', '=', true)
+      .executeTakeFirst();
     if (sub?.is_muted) policy = VISIBILITY.UNMUTED;
   }
   if (policy !== undefined && (await visibilityPolicy(tx, sender.id, to.id, toTopic)) !== policy) {

@@ -70,7 +70,8 @@ async function reply(svc: Services, tx: Tx, emit: Emit, d: Delivery, content: st
 
 function messageUrl(svc: Services, d: Delivery): string {
   const base = realmUrl(d.realm, svc.config);
-  if (d.message.type === 'stream') return `${base}/${messagePath({ id: d.row.channel_id!, name: d.message.display_recipient as string }, d.row.topic, d.row.id)}`;
+  if (d.message.type === 'stream')
+    return `${base}/${messagePath({ id: d.row.channel_id!, name: d.message.display_recipient as string }, d.row.topic, d.row.id)}`;
   const ids = (d.message.display_recipient as { id: number }[]).map((u) => u.id).join(',');
   return `${base}/#narrow/dm/${ids}-dm/near/${d.row.id}`;
 }
@@ -82,7 +83,13 @@ async function notifyOwner(svc: Services, tx: Tx, emit: Emit, d: Delivery, detai
   if (!owner?.is_active) return;
   const content = `[A message](${messageUrl(svc, d)}) to your bot @_**${d.bot.full_name}** triggered an outgoing webhook.\n${detail}`;
   try {
-    await sendWithin(svc, tx, emit, d.realm, d.bot, { type: 'private', to: JSON.stringify([owner.id]), topic: undefined, content, clientName: 'OutgoingWebhookResponse' });
+    await sendWithin(svc, tx, emit, d.realm, d.bot, {
+      type: 'private',
+      to: JSON.stringify([owner.id]),
+      topic: undefined,
+      content,
+      clientName: 'OutgoingWebhookResponse',
+    });
   } catch (err) {
     svc.log.warn({ err, botId: d.bot.id }, 'could not tell a bot owner of a failed outgoing webhook');
   }
@@ -135,7 +142,13 @@ async function run(svc: Services, job: Job): Promise<void> {
   let res: OutboundResponse;
   try {
     res = await outboundRequest(
-      { url: d.service.base_url, method: 'POST', headers: { 'content-type': request.contentType }, body: request.body, timeoutMs: svc.config.outgoingWebhookTimeoutMs },
+      {
+        url: d.service.base_url,
+        method: 'POST',
+        headers: { 'content-type': request.contentType },
+        body: request.body,
+        timeoutMs: svc.config.outgoingWebhookTimeoutMs,
+      },
       { allowPrivate: svc.config.allowPrivateUrls },
     );
   } catch (err) {
@@ -144,7 +157,9 @@ async function run(svc: Services, job: Job): Promise<void> {
     if (err.kind === 'timeout') throw new Error(err.message);
     if (err.kind === 'network') {
       svc.log.info({ err, botId: d.bot.id }, 'outgoing webhook connection error');
-      throw new Error(`The message \`${d.row.content}\` resulted in a connection error when sending a request to an outgoing webhook! See the Confab server logs for more information.`);
+      throw new Error(
+        `The message \`${d.row.content}\` resulted in a connection error when sending a request to an outgoing webhook! See the Confab server logs for more information.`,
+      );
     }
     if (err.kind === 'refused_address') {
       const failure = 'The URL configured for the webhook is for a private or disallowed network.';

@@ -73,7 +73,8 @@ test('markdown conformance against the reference cases', () => {
   const r = runConformance();
   console.log(`markdown conformance: ${r.regular.passed}/${r.regular.total} regular, ${r.linkify.passed}/${r.linkify.total} linkify`);
   if (process.env.MARKDOWN_CONFORMANCE_VERBOSE) {
-    for (const f of r.failures) console.log(`--- ${f.name}\n  in:  ${JSON.stringify(f.input)}\n  exp: ${JSON.stringify(f.expected)}\n  got: ${JSON.stringify(f.got)}`);
+    for (const f of r.failures)
+      console.log(`--- ${f.name}\n  in:  ${JSON.stringify(f.input)}\n  exp: ${JSON.stringify(f.expected)}\n  got: ${JSON.stringify(f.got)}`);
   }
   if (process.env.UPDATE_MARKDOWN_BASELINE) {
     writeFileSync(BASELINE, JSON.stringify(r.passed.sort(), null, 2) + '\n');

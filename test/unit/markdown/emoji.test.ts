@@ -4,7 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import {
-  codeForUnicode, emojiCodeForName, emojiImageFile, emojiNameForCode, emojiNames, emojiNamesForCode, unicodeForCode,
+  codeForUnicode,
+  emojiCodeForName,
+  emojiImageFile,
+  emojiNameForCode,
+  emojiNames,
+  emojiNamesForCode,
+  unicodeForCode,
 } from '../../../src/markdown/emoji.ts';
 
 test('names map to codes and back', () => {

@@ -3,9 +3,7 @@
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  closeDefaultRenderPool, collectReferences, plainTextHtml, renderMessage, renderSync, topicLinks,
-} from '../../../src/markdown/index.ts';
+import { closeDefaultRenderPool, collectReferences, plainTextHtml, renderMessage, renderSync, topicLinks } from '../../../src/markdown/index.ts';
 import type { RenderContext } from '../../../src/markdown/index.ts';
 
 after(() => closeDefaultRenderPool());
@@ -20,7 +18,10 @@ const ctx: RenderContext = {
     { id: 5, name: 'support' },
     { id: 6, name: 'retired', deactivated: true },
   ],
-  channels: [{ id: 1, name: 'Denmark' }, { id: 2, name: 'core team' }],
+  channels: [
+    { id: 1, name: 'Denmark' },
+    { id: 2, name: 'core team' },
+  ],
   topics: [{ channel_id: 1, topic: 'some topic', latest_message_id: 123 }],
   linkifiers: [
     { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://trac.example.com/ticket/{id}' },
@@ -46,7 +47,11 @@ test('user mentions', () => {
   assert.deepEqual(r.mentions.user_ids, [10, 11]);
   assert.equal(html('@_**King Hamlet**'), '<p><span class="user-mention silent" data-user-id="10">King Hamlet</span></p>');
   assert.deepEqual(renderSync('@_**King Hamlet**', ctx).mentions, {
-    user_ids: [], silent_user_ids: [10], group_ids: [], stream_wildcard: false, topic_wildcard: false,
+    user_ids: [],
+    silent_user_ids: [10],
+    group_ids: [],
+    stream_wildcard: false,
+    topic_wildcard: false,
   });
   assert.equal(html('@**Invalid user**'), '<p>@<strong>Invalid user</strong></p>');
   // With an id, the name must match that user's name exactly.
@@ -99,10 +104,7 @@ test('group mentions', () => {
 
 test('channel, topic and message links', () => {
   assert.equal(html('#**Denmark**'), '<p><a class="stream" data-stream-id="1" href="/#narrow/channel/1-Denmark">#Denmark</a></p>');
-  assert.equal(
-    html('#**core team**'),
-    '<p><a class="stream" data-stream-id="2" href="/#narrow/channel/2-core-team">#core team</a></p>',
-  );
+  assert.equal(html('#**core team**'), '<p><a class="stream" data-stream-id="2" href="/#narrow/channel/2-core-team">#core team</a></p>');
   assert.equal(
     html('#**Denmark>some topic**'),
     '<p><a class="stream-topic" data-stream-id="1" href="/#narrow/channel/1-Denmark/topic/some.20topic/with/123">#Denmark &gt; some topic</a></p>',
@@ -124,40 +126,22 @@ test('channel, topic and message links', () => {
 });
 
 test('emoji', () => {
-  assert.equal(
-    html(':airplane:'),
-    '<p><span aria-label="airplane" class="emoji emoji-2708" role="img" title="airplane">:airplane:</span></p>',
-  );
+  assert.equal(html(':airplane:'), '<p><span aria-label="airplane" class="emoji emoji-2708" role="img" title="airplane">:airplane:</span></p>');
   assert.equal(html('💩'), '<p><span aria-label="poop" class="emoji emoji-1f4a9" role="img" title="poop">:poop:</span></p>');
-  assert.equal(
-    html(':green_tick:'),
-    '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>',
-  );
-  assert.equal(
-    html(':zulip:'),
-    '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>',
-  );
+  assert.equal(html(':green_tick:'), '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>');
+  assert.equal(html(':zulip:'), '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>');
   assert.equal(html(':old: :not_an_emoji:'), '<p>:old: :not_an_emoji:</p>');
   assert.equal(html(':)'), '<p>:)</p>');
-  assert.equal(
-    html(':)', { translate_emoticons: true }),
-    '<p><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>',
-  );
+  assert.equal(html(':)', { translate_emoticons: true }), '<p><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>');
 });
 
 test('linkifiers, links and autolinks', () => {
   assert.equal(html('fix #224'), '<p>fix <a href="https://trac.example.com/ticket/224">#224</a></p>');
   assert.equal(html('issue#124 and #1124z'), '<p>issue#124 and #1124z</p>');
-  assert.equal(
-    html('see zulip/zulip#123.'),
-    '<p>see <a href="https://github.com/zulip/zulip/issues/123">zulip/zulip#123</a>.</p>',
-  );
+  assert.equal(html('see zulip/zulip#123.'), '<p>see <a href="https://github.com/zulip/zulip/issues/123">zulip/zulip#123</a>.</p>');
   assert.equal(html('[hello](https://github.com)'), '<p><a href="https://github.com">hello</a></p>');
   assert.equal(html('[call me](tel:+14155551234)'), '<p><a href="tel:+14155551234">call me</a></p>');
-  assert.equal(
-    html('[foo](http://zulip.testserver/#narrow/channel/1-Denmark)'),
-    '<p><a href="#narrow/channel/1-Denmark">foo</a></p>',
-  );
+  assert.equal(html('[foo](http://zulip.testserver/#narrow/channel/1-Denmark)'), '<p><a href="#narrow/channel/1-Denmark">foo</a></p>');
   assert.equal(html('example.com'), '<p><a href="http://example.com">example.com</a></p>');
   assert.equal(html('mail a@b.com'), '<p>mail <a href="mailto:a@b.com">a@b.com</a></p>');
 });
@@ -174,10 +158,7 @@ test('topic links', () => {
 
 test('time, /me, escaped HTML, math', () => {
   assert.equal(html('<time:1496701800>'), '<p><time datetime="2017-06-05T22:30:00Z">1496701800</time></p>');
-  assert.equal(
-    html('<time:2017-06-05T18:30:00-04:00>'),
-    '<p><time datetime="2017-06-05T22:30:00Z">2017-06-05T18:30:00-04:00</time></p>',
-  );
+  assert.equal(html('<time:2017-06-05T18:30:00-04:00>'), '<p><time datetime="2017-06-05T22:30:00Z">2017-06-05T18:30:00-04:00</time></p>');
   const me = renderSync('/me takes a walk', ctx);
   assert.equal(me.html, '<p>/me takes a walk</p>');
   assert.equal(me.is_me_message, true);
@@ -230,10 +211,7 @@ test('message facts for flags and narrows', () => {
   );
   const external = renderSync('https://example.com/a.png', ctx);
   assert.equal(external.has_image, true);
-  assert.equal(
-    external.html,
-    '<div class="message_inline_image"><a href="https://example.com/a.png"><img src="https://example.com/a.png"></a></div>',
-  );
+  assert.equal(external.html, '<div class="message_inline_image"><a href="https://example.com/a.png"><img src="https://example.com/a.png"></a></div>');
   assert.equal(renderSync('https://example.com/a.png', { ...ctx, image_previews: false }).has_image, false);
 });
 

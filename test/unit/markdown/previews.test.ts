@@ -41,7 +41,10 @@ test('a card with a proxied image; null data or no image adds nothing', () => {
   const url = 'https://a.example/post';
   const proxy = { base_url: '/external_content/', key: 'k' };
   const r = renderSync(url, ctx({ image_proxy: proxy, url_embed_data: { [url]: { title: 'T', description: 'D', image: 'https://a.example/i.png' } } }));
-  assert.match(r.html, /<div class="message_embed"><a class="message_embed_image" href="https:\/\/a.example\/post" style="background-image: url\(&quot;\/external_content\/[0-9a-f]{40}\/[0-9a-f]+&quot;\)"><\/a><div class="data-container"><div class="message_embed_title"><a href="https:\/\/a.example\/post" title="T">T<\/a><\/div><div class="message_embed_description">D<\/div><\/div><\/div>$/);
+  assert.match(
+    r.html,
+    /<div class="message_embed"><a class="message_embed_image" href="https:\/\/a.example\/post" style="background-image: url\(&quot;\/external_content\/[0-9a-f]{40}\/[0-9a-f]+&quot;\)"><\/a><div class="data-container"><div class="message_embed_title"><a href="https:\/\/a.example\/post" title="T">T<\/a><\/div><div class="message_embed_description">D<\/div><\/div><\/div>$/,
+  );
   assert.equal(renderSync(url, ctx({ url_embed_data: { [url]: null } })).html, `<p><a href="${url}">${url}</a></p>`);
   assert.equal(renderSync(url, ctx({ url_embed_data: { [url]: { title: 'T' } } })).html, `<p><a href="${url}">${url}</a></p>`);
 });

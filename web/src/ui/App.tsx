@@ -64,7 +64,17 @@ export function App() {
 
 type Dialog = { kind: 'settings' | 'admin' | 'move' | 'user'; data?: any } | null;
 
-function Chat({ store, actions, conn, registrations }: { store: Store; actions: Actions; conn: { state: ConnectionState; detail?: string }; registrations: number }) {
+function Chat({
+  store,
+  actions,
+  conn,
+  registrations,
+}: {
+  store: Store;
+  actions: Actions;
+  conn: { state: ConnectionState; detail?: string };
+  registrations: number;
+}) {
   useStore(store);
   const hash = useHash();
   const narrow: Narrow = useMemo(() => hashToNarrow(hash) ?? [], [hash]);
@@ -121,7 +131,9 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
         e.preventDefault();
         const k = viewKind(narrow);
         const sid = narrow.find((x) => x.operator === 'channel');
-        ui.compose(k === 'dm' ? { userIds: narrow[0]!.operand.split(',').map(Number) } : sid ? { streamId: Number(sid.operand), topic: '' } : null, { focusTopic: true });
+        ui.compose(k === 'dm' ? { userIds: narrow[0]!.operand.split(',').map(Number) } : sid ? { streamId: Number(sid.operand), topic: '' } : null, {
+          focusTopic: true,
+        });
       }
     };
     window.addEventListener('keydown', onKey);
@@ -134,11 +146,13 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
     if (!q) return;
     const n = parseSearch(q, {
       channel: (name) => [...store.streams.values()].find((s) => s.name.toLowerCase() === name.toLowerCase())?.stream_id,
-      user: (email) => [...store.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase() || u.full_name.toLowerCase() === email.toLowerCase())?.user_id,
+      user: (email) =>
+        [...store.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase() || u.full_name.toLowerCase() === email.toLowerCase())?.user_id,
     });
     location.hash = narrowToHash(n);
   };
-  const searchText = viewKind(narrow) === 'search' ? narrowToSearch(narrow, { channel: (id) => store.streams.get(id)?.name, user: (id) => store.users.get(id)?.email }) : '';
+  const searchText =
+    viewKind(narrow) === 'search' ? narrowToSearch(narrow, { channel: (id) => store.streams.get(id)?.name, user: (id) => store.users.get(id)?.email }) : '';
 
   return (
     <UiContext.Provider value={ui}>
@@ -167,11 +181,21 @@ function Chat({ store, actions, conn, registrations }: { store: Store; actions: 
             <Icon name="gear" />
           </button>
           {store.canAdmin() && (
-            <button type="button" class="icon-button" aria-label="Organization administration" title="Organization administration" onClick={() => setDialog({ kind: 'admin' })}>
+            <button
+              type="button"
+              class="icon-button"
+              aria-label="Organization administration"
+              title="Organization administration"
+              onClick={() => setDialog({ kind: 'admin' })}
+            >
               <Icon name="shield" />
             </button>
           )}
-          <button type="button" class="text-button" onClick={() => void api.post('/accounts/logout', {}, { raw: true }).finally(() => location.assign('/login'))}>
+          <button
+            type="button"
+            class="text-button"
+            onClick={() => void api.post('/accounts/logout', {}, { raw: true }).finally(() => location.assign('/login'))}
+          >
             Log out
           </button>
         </header>

@@ -74,11 +74,14 @@ export function LoginPage() {
           </form>
         )}
         <p>
-          <a href="/login" onClick={(e) => {
-            e.preventDefault();
-            setForgot(false);
-            setSent(false);
-          }}>
+          <a
+            href="/login"
+            onClick={(e) => {
+              e.preventDefault();
+              setForgot(false);
+              setSent(false);
+            }}
+          >
             Back to sign in
           </a>
         </p>
@@ -142,7 +145,12 @@ export function JoinPage({ inviteKey }: { inviteKey: string }) {
   const [error, busy, submit] = useSubmit();
   const onSubmit = submit(async () => {
     const v = (id: string) => (document.getElementById(id) as HTMLInputElement).value;
-    const r = await api.post('/invites/accept', { key: inviteKey, email: v('join-email') || undefined, full_name: v('join-name'), password: v('join-password') });
+    const r = await api.post('/invites/accept', {
+      key: inviteKey,
+      email: v('join-email') || undefined,
+      full_name: v('join-name'),
+      password: v('join-password'),
+    });
     await api.post('/accounts/login', { username: r.email ?? v('join-email'), password: v('join-password') }, { raw: true });
     location.href = '/';
   });

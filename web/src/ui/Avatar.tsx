@@ -16,11 +16,28 @@ export function localAvatarUrl(store: Store, userId: number, fallback?: string |
   }
 }
 
-export function Avatar({ store, userId, size = '', fallback, name }: { store: Store; userId: number; size?: '' | 'tiny' | 'large'; fallback?: string | null; name?: string }) {
+export function Avatar({
+  store,
+  userId,
+  size = '',
+  fallback,
+  name,
+}: {
+  store: Store;
+  userId: number;
+  size?: '' | 'tiny' | 'large';
+  fallback?: string | null;
+  name?: string;
+}) {
   const url = localAvatarUrl(store, userId, fallback);
   if (url) return <img class={`avatar ${size}`} src={url} alt="" loading="lazy" />;
   const full = store.users.get(userId)?.full_name ?? name ?? '?';
-  const initials = full.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('');
+  const initials = full
+    .split(/\s+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((w) => w[0]!.toUpperCase())
+    .join('');
   return (
     <span class={`avatar initials ${size}`} style={{ background: COLORS[userId % COLORS.length] }} aria-hidden="true">
       {initials}

@@ -41,10 +41,20 @@ function suggestionsFor(store: Store, text: string, caret: number): { start: num
   if (sigil === '@') {
     const items = [...store.users.values()]
       .filter((u) => u.is_active !== false && (u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().startsWith(q)))
-      .sort((a, b) => Number(!a.full_name.toLowerCase().startsWith(q)) - Number(!b.full_name.toLowerCase().startsWith(q)) || a.full_name.localeCompare(b.full_name))
+      .sort(
+        (a, b) => Number(!a.full_name.toLowerCase().startsWith(q)) - Number(!b.full_name.toLowerCase().startsWith(q)) || a.full_name.localeCompare(b.full_name),
+      )
       .slice(0, 8)
-      .map((u) => ({ key: `u${u.user_id}`, label: u.full_name, detail: u.email, img: localAvatarUrl(store, u.user_id) ?? undefined, insert: `@**${u.full_name}** ` }));
-    const wild = ['all', 'everyone', 'channel', 'topic'].filter((w) => w.startsWith(q)).map((w) => ({ key: w, label: w, detail: 'notify everyone', insert: `@**${w}** ` }));
+      .map((u) => ({
+        key: `u${u.user_id}`,
+        label: u.full_name,
+        detail: u.email,
+        img: localAvatarUrl(store, u.user_id) ?? undefined,
+        insert: `@**${u.full_name}** `,
+      }));
+    const wild = ['all', 'everyone', 'channel', 'topic']
+      .filter((w) => w.startsWith(q))
+      .map((w) => ({ key: w, label: w, detail: 'notify everyone', insert: `@**${w}** ` }));
     return { start, items: [...items, ...wild].slice(0, 8) };
   }
   if (sigil === '#') {
@@ -55,11 +65,23 @@ function suggestionsFor(store: Store, text: string, caret: number): { start: num
     return { start, items };
   }
   if (q.length < 2) return null;
-  const items = searchEmoji(store, q, 8).map((e) => ({ key: e.code, label: `:${e.name}:`, icon: e.url ? undefined : codeToChar(e.code), img: e.url, insert: `:${e.name}: ` }));
+  const items = searchEmoji(store, q, 8).map((e) => ({
+    key: e.code,
+    label: `:${e.name}:`,
+    icon: e.url ? undefined : codeToChar(e.code),
+    img: e.url,
+    insert: `:${e.name}: `,
+  }));
   return { start, items };
 }
 
-export function Compose({ narrow, request }: { narrow: Narrow; request: { target: ComposeTarget | null; focusTopic?: boolean; quote?: string; n: number } | null }) {
+export function Compose({
+  narrow,
+  request,
+}: {
+  narrow: Narrow;
+  request: { target: ComposeTarget | null; focusTopic?: boolean; quote?: string; n: number } | null;
+}) {
   const { store, actions, toast } = useUi();
   const [target, setTarget] = useState<ComposeTarget | null>(() => targetFromNarrow(narrow));
   const [text, setText] = useState(() => localStorage.getItem(draftKey(targetFromNarrow(narrow))) ?? '');
@@ -100,7 +122,10 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
 
   const resolveRecipients = (): number[] | null => {
     const ids: number[] = [];
-    for (const part of recipients.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of recipients
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const u = [...store.users.values()].find((x) => x.email.toLowerCase() === part.toLowerCase() || x.full_name.toLowerCase() === part.toLowerCase());
       if (!u) {
         setError(`No one called “${part}” in this organization.`);
@@ -231,7 +256,16 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
     >
       <div class="compose-to">
         <div class="segmented" role="group" aria-label="Message type">
-          <button type="button" aria-pressed={!isDm} onClick={() => switchTo({ streamId: target && 'streamId' in target ? target.streamId : (subs[0]?.stream_id ?? 0), topic: target && 'streamId' in target ? target.topic : '' })}>
+          <button
+            type="button"
+            aria-pressed={!isDm}
+            onClick={() =>
+              switchTo({
+                streamId: target && 'streamId' in target ? target.streamId : (subs[0]?.stream_id ?? 0),
+                topic: target && 'streamId' in target ? target.topic : '',
+              })
+            }
+          >
             Channel
           </button>
           <button type="button" aria-pressed={isDm} onClick={() => switchTo({ userIds: [] })}>
@@ -243,7 +277,13 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
             <label for="compose-recipients" class="visually-hidden">
               Recipients
             </label>
-            <input id="compose-recipients" list="people-list" placeholder="Names or emails, separated by commas" value={recipients} onInput={(e) => setRecipients((e.target as HTMLInputElement).value)} />
+            <input
+              id="compose-recipients"
+              list="people-list"
+              placeholder="Names or emails, separated by commas"
+              value={recipients}
+              onInput={(e) => setRecipients((e.target as HTMLInputElement).value)}
+            />
             <datalist id="people-list">
               {[...store.users.values()].slice(0, 500).map((u) => (
                 <option key={u.user_id} value={u.email}>
@@ -279,7 +319,12 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
               placeholder="Topic"
               maxLength={store.realm.max_topic_length ?? 60}
               value={target && 'streamId' in target ? target.topic : ''}
-              onInput={(e) => setTarget({ streamId: target && 'streamId' in target ? target.streamId : (subs[0]?.stream_id ?? 0), topic: (e.target as HTMLInputElement).value })}
+              onInput={(e) =>
+                setTarget({
+                  streamId: target && 'streamId' in target ? target.streamId : (subs[0]?.stream_id ?? 0),
+                  topic: (e.target as HTMLInputElement).value,
+                })
+              }
             />
           </>
         )}
@@ -296,7 +341,13 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
               id="compose-textarea"
               ref={area}
               value={text}
-              placeholder={target ? ('streamId' in target ? `Message #${store.streams.get(target.streamId)?.name ?? ''}${target.topic ? ` › ${target.topic}` : ''}` : 'Direct message') : 'Write a message'}
+              placeholder={
+                target
+                  ? 'streamId' in target
+                    ? `Message #${store.streams.get(target.streamId)?.name ?? ''}${target.topic ? ` › ${target.topic}` : ''}`
+                    : 'Direct message'
+                  : 'Write a message'
+              }
               rows={2}
               onInput={onInput}
               onKeyDown={onKeyDown}
@@ -316,10 +367,17 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
         {sugg && sugg.items.length > 0 && (
           <ul class="suggestions" id={listId} role="listbox" aria-label="Suggestions">
             {sugg.items.map((s, i) => (
-              <li key={s.key} id={`sugg-${i}`} role="option" aria-selected={i === active} class={i === active ? 'active' : ''} onMouseDown={(e) => {
-                e.preventDefault();
-                pick(s);
-              }}>
+              <li
+                key={s.key}
+                id={`sugg-${i}`}
+                role="option"
+                aria-selected={i === active}
+                class={i === active ? 'active' : ''}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  pick(s);
+                }}
+              >
                 {s.img ? <img src={s.img} alt="" class="avatar tiny" /> : s.icon ? <span class="sugg-icon">{s.icon}</span> : null}
                 <span>{s.label}</span>
                 {s.detail && <span class="detail">{s.detail}</span>}
@@ -337,7 +395,14 @@ export function Compose({ narrow, request }: { narrow: Narrow; request: { target
         <button type="button" class="icon-button" aria-label="Attach a file" title="Attach a file" onClick={() => fileRef.current?.click()}>
           <Icon name="clip" />
         </button>
-        <input ref={fileRef} type="file" multiple hidden aria-label="File to upload" onChange={(e) => void uploadFiles([...((e.target as HTMLInputElement).files ?? [])])} />
+        <input
+          ref={fileRef}
+          type="file"
+          multiple
+          hidden
+          aria-label="File to upload"
+          onChange={(e) => void uploadFiles([...((e.target as HTMLInputElement).files ?? [])])}
+        />
         <button type="button" class="text-button" aria-pressed={preview !== null} onClick={() => void togglePreview()}>
           {preview !== null ? 'Edit' : 'Preview'}
         </button>

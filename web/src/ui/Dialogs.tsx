@@ -10,7 +10,13 @@ import { useUi } from './ctx.ts';
 import { presenceOf } from './Sidebar.tsx';
 import { setTheme } from './theme.ts';
 
-const ROLE_NAMES: Record<number, string> = { [ROLE_OWNER]: 'Owner', [ROLE_ADMIN]: 'Administrator', [ROLE_MODERATOR]: 'Moderator', [ROLE_MEMBER]: 'Member', [ROLE_GUEST]: 'Guest' };
+const ROLE_NAMES: Record<number, string> = {
+  [ROLE_OWNER]: 'Owner',
+  [ROLE_ADMIN]: 'Administrator',
+  [ROLE_MODERATOR]: 'Moderator',
+  [ROLE_MEMBER]: 'Member',
+  [ROLE_GUEST]: 'Guest',
+};
 
 function Modal({ title, onClose, children, wide }: { title: string; onClose(): void; children: ComponentChildren; wide?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -105,7 +111,8 @@ export function UserCard({ userId, onClose }: { userId: number; onClose(): void 
           <a class="button" href={`#narrow/dm/${userId}`} onClick={onClose}>
             Direct messages
           </a>
-          <button type="button"
+          <button
+            type="button"
             class="primary"
             onClick={() => {
               onClose();
@@ -143,7 +150,9 @@ export function SettingsDialog({ onClose }: { onClose(): void }) {
           <label for="set-name">Name</label>
           <div class="row">
             <input id="set-name" defaultValue={store.me.full_name} />
-            <button type="submit" class="primary">Save name</button>
+            <button type="submit" class="primary">
+              Save name
+            </button>
           </div>
         </form>
         <div class="row avatar-row">
@@ -178,13 +187,19 @@ export function SettingsDialog({ onClose }: { onClose(): void }) {
           <input id="old-pw" type="password" autocomplete="current-password" />
           <label for="new-pw">New password</label>
           <input id="new-pw" type="password" autocomplete="new-password" />
-          <button type="submit" class="primary">Change password</button>
+          <button type="submit" class="primary">
+            Change password
+          </button>
         </form>
       </section>
       <section aria-labelledby="set-display">
         <h3 id="set-display">Display</h3>
         <label for="set-theme">Theme</label>
-        <select id="set-theme" defaultValue={localStorage.getItem('confab-theme') ?? 'system'} onChange={(e) => setTheme((e.target as HTMLSelectElement).value as 'light')}>
+        <select
+          id="set-theme"
+          defaultValue={localStorage.getItem('confab-theme') ?? 'system'}
+          onChange={(e) => setTheme((e.target as HTMLSelectElement).value as 'light')}
+        >
           <option value="system">Same as the system</option>
           <option value="light">Light</option>
           <option value="dark">Dark</option>
@@ -213,7 +228,9 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
   const [link, setLink] = useState('');
   const v = (id: string) => (document.getElementById(id) as HTMLInputElement).value;
   const defaultStreams = [...store.subs.values()].map((s) => s.stream_id);
-  const users = [...store.users.values()].filter((u) => !u.is_bot && (u.full_name.toLowerCase().includes(filter.toLowerCase()) || u.email.includes(filter.toLowerCase()))).slice(0, 50);
+  const users = [...store.users.values()]
+    .filter((u) => !u.is_bot && (u.full_name.toLowerCase().includes(filter.toLowerCase()) || u.email.includes(filter.toLowerCase())))
+    .slice(0, 50);
   return (
     <Modal title="Organization administration" onClose={onClose} wide>
       <section aria-labelledby="adm-channel">
@@ -221,7 +238,14 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            act(() => api.post('/users/me/subscriptions', { subscriptions: [{ name: v('new-channel'), description: v('new-channel-desc') }], invite_only: (document.getElementById('new-channel-private') as HTMLInputElement).checked }), 'Channel created.');
+            act(
+              () =>
+                api.post('/users/me/subscriptions', {
+                  subscriptions: [{ name: v('new-channel'), description: v('new-channel-desc') }],
+                  invite_only: (document.getElementById('new-channel-private') as HTMLInputElement).checked,
+                }),
+              'Channel created.',
+            );
           }}
         >
           <label for="new-channel">Name</label>
@@ -231,7 +255,9 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
           <label class="check">
             <input id="new-channel-private" type="checkbox" /> Private
           </label>
-          <button type="submit" class="primary">Create channel</button>
+          <button type="submit" class="primary">
+            Create channel
+          </button>
         </form>
       </section>
       <section aria-labelledby="adm-invite">
@@ -239,7 +265,16 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            act(() => api.post('/invites', { invitee_emails: v('invite-emails'), stream_ids: defaultStreams, invite_as: Number(v('invite-role')), invite_expires_in_minutes: 14400 }), 'Invitations sent.');
+            act(
+              () =>
+                api.post('/invites', {
+                  invitee_emails: v('invite-emails'),
+                  stream_ids: defaultStreams,
+                  invite_as: Number(v('invite-role')),
+                  invite_expires_in_minutes: 14400,
+                }),
+              'Invitations sent.',
+            );
           }}
         >
           <label for="invite-emails">Email addresses (separated by commas)</label>
@@ -253,8 +288,22 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
             ))}
           </select>
           <div class="row">
-            <button type="submit" class="primary">Send invitations</button>
-            <button type="button" onClick={() => act(async () => setLink((await api.post('/invites/multiuse', { stream_ids: defaultStreams, invite_as: ROLE_MEMBER, invite_expires_in_minutes: 14400 })).invite_link), 'Link created.')}>
+            <button type="submit" class="primary">
+              Send invitations
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                act(
+                  async () =>
+                    setLink(
+                      (await api.post('/invites/multiuse', { stream_ids: defaultStreams, invite_as: ROLE_MEMBER, invite_expires_in_minutes: 14400 }))
+                        .invite_link,
+                    ),
+                  'Link created.',
+                )
+              }
+            >
               Create an invitation link
             </button>
           </div>
@@ -286,7 +335,12 @@ export function AdminDialog({ onClose }: { onClose(): void }) {
                 <td>{u.full_name}</td>
                 <td>{u.email}</td>
                 <td>
-                  <select aria-label={`Role of ${u.full_name}`} value={String(u.role)} disabled={u.user_id === store.me.user_id} onChange={(e) => act(() => api.patch(`/users/${u.user_id}`, { role: Number((e.target as HTMLSelectElement).value) }), 'Role changed.')}>
+                  <select
+                    aria-label={`Role of ${u.full_name}`}
+                    value={String(u.role)}
+                    disabled={u.user_id === store.me.user_id}
+                    onChange={(e) => act(() => api.patch(`/users/${u.user_id}`, { role: Number((e.target as HTMLSelectElement).value) }), 'Role changed.')}
+                  >
                     {Object.entries(ROLE_NAMES).map(([r, name]) => (
                       <option key={r} value={r}>
                         {name}
@@ -337,7 +391,9 @@ export function MoveDialog({ message, onClose }: { message: Message; onClose(): 
           <option value="change_later">This message and those after it</option>
           <option value="change_one">Only this message</option>
         </select>
-        <button type="submit" class="primary">Move</button>
+        <button type="submit" class="primary">
+          Move
+        </button>
         <Status ok={ok} err={err} />
       </form>
     </Modal>

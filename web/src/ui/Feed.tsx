@@ -167,7 +167,7 @@ export function Feed({ narrow }: { narrow: Narrow }) {
       if ((e.target as HTMLElement).closest('input, textarea, select, [role=dialog]') || e.ctrlKey || e.metaKey || e.altKey) return;
       const i = selected === null ? ids.length - 1 : ids.indexOf(selected);
       if (e.key === 'j' || e.key === 'k' || e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        if ((e.key.startsWith('Arrow') && (e.target as HTMLElement) !== document.body)) return;
+        if (e.key.startsWith('Arrow') && (e.target as HTMLElement) !== document.body) return;
         e.preventDefault();
         const j = Math.max(0, Math.min(ids.length - 1, i + (e.key === 'j' || e.key === 'ArrowDown' ? 1 : -1)));
         const id = ids[j];
@@ -178,7 +178,8 @@ export function Feed({ narrow }: { narrow: Narrow }) {
         const item = el.querySelector<HTMLElement>(`[data-id="${id}"]`);
         if (item) {
           if (item.offsetTop < el.scrollTop) el.scrollTop = item.offsetTop - 40;
-          else if (item.offsetTop + item.offsetHeight > el.scrollTop + el.clientHeight) el.scrollTop = item.offsetTop + item.offsetHeight - el.clientHeight + 40;
+          else if (item.offsetTop + item.offsetHeight > el.scrollTop + el.clientHeight)
+            el.scrollTop = item.offsetTop + item.offsetHeight - el.clientHeight + 40;
         } else pending.current = id;
         if (j === 0) void actions.loadMore('older');
       } else if (e.key === 'r' || e.key === 'Enter') {
@@ -201,7 +202,13 @@ export function Feed({ narrow }: { narrow: Narrow }) {
           Could not load messages: {error}
         </p>
       )}
-      {loaded && start === 0 && (list.foundOldest ? <div class="feed-edge">{ids.length === 0 ? 'No messages here yet.' : 'The beginning of this view.'}</div> : <div class="feed-edge">Loading older messages…</div>)}
+      {loaded &&
+        start === 0 &&
+        (list.foundOldest ? (
+          <div class="feed-edge">{ids.length === 0 ? 'No messages here yet.' : 'The beginning of this view.'}</div>
+        ) : (
+          <div class="feed-edge">Loading older messages…</div>
+        ))}
       {!loaded && !error && <div class="feed-edge">Loading…</div>}
       <div style={{ height: `${tops[start]}px` }} aria-hidden="true" />
       {ids.slice(start, end).map((id, k) => {
@@ -231,7 +238,9 @@ export function Feed({ narrow }: { narrow: Narrow }) {
 }
 
 function conversationKey(m: Message): string {
-  return m.type === 'stream' ? `s${m.stream_id}:${m.subject.toLowerCase()}` : `d${JSON.stringify((m.display_recipient as { id: number }[]).map((r) => r.id).sort())}`;
+  return m.type === 'stream'
+    ? `s${m.stream_id}:${m.subject.toLowerCase()}`
+    : `d${JSON.stringify((m.display_recipient as { id: number }[]).map((r) => r.id).sort())}`;
 }
 
 export function replyTarget(store: Store, m: Message) {
@@ -245,7 +254,13 @@ function TypingLine({ narrow }: { narrow: Narrow }) {
   const kind = viewKind(narrow);
   let where = '';
   if (kind === 'topic') where = `s:${narrow[0]!.operand}:${narrow[1]!.operand.toLowerCase()}`;
-  if (kind === 'dm') where = `d:${narrow[0]!.operand.split(',').map(Number).filter((id) => id !== store.me.user_id).sort((a, b) => a - b).join(',')}`;
+  if (kind === 'dm')
+    where = `d:${narrow[0]!.operand
+      .split(',')
+      .map(Number)
+      .filter((id) => id !== store.me.user_id)
+      .sort((a, b) => a - b)
+      .join(',')}`;
   const [, tick] = useState(0);
   useEffect(() => {
     const t = setInterval(() => tick((n) => n + 1), 5000);
@@ -271,167 +286,201 @@ interface ItemProps {
   toast(s: string): void;
 }
 
-const MessageItem = memo(function MessageItem(p: ItemProps) {
-  const { store, actions, showUser, pickEmoji, openModal, compose } = useUi();
-  const { m } = p;
-  const [editing, setEditing] = useState<string | null>(null);
-  const content = useRef<HTMLDivElement>(null);
-  const me = store.me.user_id;
-  const own = m.sender_id === me;
-  const mentioned = m.flags.some((f) => f.includes('mentioned'));
-  useLayoutEffect(() => {
-    if (content.current) {
-      showEmojiGlyphs(content.current);
-      labelImages(content.current);
-    }
-  });
-  const run = (fn: () => Promise<unknown>) => void fn().catch((e) => p.toast(e.message));
-  const reactions = groupReactions(m);
-  const startEdit = () => run(async () => setEditing(await actions.rawContent(m.id)));
-  const saveEdit = (e: Event) => {
-    e.preventDefault();
-    const text = editing ?? '';
-    run(async () => {
-      await actions.edit(m.id, text);
-      setEditing(null);
+const MessageItem = memo(
+  function MessageItem(p: ItemProps) {
+    const { store, actions, showUser, pickEmoji, openModal, compose } = useUi();
+    const { m } = p;
+    const [editing, setEditing] = useState<string | null>(null);
+    const content = useRef<HTMLDivElement>(null);
+    const me = store.me.user_id;
+    const own = m.sender_id === me;
+    const mentioned = m.flags.some((f) => f.includes('mentioned'));
+    useLayoutEffect(() => {
+      if (content.current) {
+        showEmojiGlyphs(content.current);
+        labelImages(content.current);
+      }
     });
-  };
-  const streamName = m.type === 'stream' ? (store.streams.get(m.stream_id!)?.name ?? String(m.display_recipient)) : '';
-  return (
-    // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the message; from the keyboard j, k and the arrows do
-    <article
-      class={`msg ${p.selected ? 'selected' : ''} ${mentioned ? 'mentioned' : ''} ${m.local_id ? 'local' : ''} ${store.unreads.isUnread(m.id) ? 'unread' : ''}`}
-      data-id={m.id}
-      aria-setsize={p.setsize}
-      aria-posinset={p.posinset}
-      aria-label={`${m.sender_full_name}, ${formatTime(m.timestamp)}`}
-      onClick={() => p.onSelect(m.id)}
-    >
-      {p.showRecipient && (
-        <div class="recipient-bar">
-          {m.type === 'stream' ? (
-            <>
-              <a href={narrowHashFor(store, { streamId: m.stream_id })} class="rb-channel" style={{ borderColor: store.subs.get(m.stream_id!)?.color }}>
-                #{streamName}
+    const run = (fn: () => Promise<unknown>) => void fn().catch((e) => p.toast(e.message));
+    const reactions = groupReactions(m);
+    const startEdit = () => run(async () => setEditing(await actions.rawContent(m.id)));
+    const saveEdit = (e: Event) => {
+      e.preventDefault();
+      const text = editing ?? '';
+      run(async () => {
+        await actions.edit(m.id, text);
+        setEditing(null);
+      });
+    };
+    const streamName = m.type === 'stream' ? (store.streams.get(m.stream_id!)?.name ?? String(m.display_recipient)) : '';
+    return (
+      // biome-ignore lint/a11y/useKeyWithClickEvents: a click selects the message; from the keyboard j, k and the arrows do
+      <article
+        class={`msg ${p.selected ? 'selected' : ''} ${mentioned ? 'mentioned' : ''} ${m.local_id ? 'local' : ''} ${store.unreads.isUnread(m.id) ? 'unread' : ''}`}
+        data-id={m.id}
+        aria-setsize={p.setsize}
+        aria-posinset={p.posinset}
+        aria-label={`${m.sender_full_name}, ${formatTime(m.timestamp)}`}
+        onClick={() => p.onSelect(m.id)}
+      >
+        {p.showRecipient && (
+          <div class="recipient-bar">
+            {m.type === 'stream' ? (
+              <>
+                <a href={narrowHashFor(store, { streamId: m.stream_id })} class="rb-channel" style={{ borderColor: store.subs.get(m.stream_id!)?.color }}>
+                  #{streamName}
+                </a>
+                <span aria-hidden="true"> › </span>
+                <a href={narrowHashFor(store, { streamId: m.stream_id, topic: m.subject })} class="rb-topic">
+                  {m.subject || store.realm.realm_empty_topic_display_name || 'general chat'}
+                </a>
+              </>
+            ) : (
+              <a href={`#narrow/dm/${replyTarget(store, m).userIds!.join(',')}`}>
+                Direct message with{' '}
+                {(m.display_recipient as { id: number; full_name: string }[])
+                  .filter((r) => r.id !== me)
+                  .map((r) => r.full_name)
+                  .join(', ') || 'yourself'}
               </a>
-              <span aria-hidden="true"> › </span>
-              <a href={narrowHashFor(store, { streamId: m.stream_id, topic: m.subject })} class="rb-topic">
-                {m.subject || store.realm.realm_empty_topic_display_name || 'general chat'}
-              </a>
-            </>
-          ) : (
-            <a href={`#narrow/dm/${replyTarget(store, m).userIds!.join(',')}`}>
-              Direct message with {(m.display_recipient as { id: number; full_name: string }[]).filter((r) => r.id !== me).map((r) => r.full_name).join(', ') || 'yourself'}
-            </a>
-          )}
-        </div>
-      )}
-      <div class={`msg-row ${p.showSender ? 'first' : ''}`}>
-        <div class="msg-gutter">
-          {p.showSender ? (
-            <button type="button" class="avatar-button" onClick={() => showUser(m.sender_id)} tabIndex={-1} aria-hidden="true">
-              <Avatar store={store} userId={m.sender_id} fallback={m.avatar_url} name={m.sender_full_name} />
-            </button>
-          ) : (
-            <time class="gutter-time">{new Date(m.timestamp * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</time>
-          )}
-        </div>
-        <div class="msg-main">
-          {p.showSender && (
-            <div class="msg-head">
-              <button type="button" class="sender" onClick={() => showUser(m.sender_id)}>
-                {m.sender_full_name}
-              </button>
-              <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{formatTime(m.timestamp)}</time>
-            </div>
-          )}
-          {editing !== null ? (
-            <form class="edit-form" onSubmit={saveEdit}>
-              <label class="visually-hidden" for={`edit-${m.id}`}>
-                Edit message
-              </label>
-              <textarea
-                id={`edit-${m.id}`}
-                value={editing}
-                onInput={(e) => setEditing((e.target as HTMLTextAreaElement).value)}
-                onKeyDown={(e) => {
-                  if (e.key === 'Enter' && !e.shiftKey) saveEdit(e);
-                  if (e.key === 'Escape') setEditing(null);
-                }}
-                ref={(el) => el?.focus()}
-              />
-              <div class="edit-buttons">
-                <button type="submit" class="primary">Save</button>
-                <button type="button" onClick={() => setEditing(null)}>
-                  Cancel
-                </button>
-              </div>
-            </form>
-          ) : (
-            <div class="msg-content rendered" ref={content} dangerouslySetInnerHTML={{ __html: m.content }} />
-          )}
-          <div class="markers">
-            {m.last_edit_timestamp && <span class="marker">(edited)</span>}
-            {m.last_moved_timestamp && !m.last_edit_timestamp && <span class="marker">(moved)</span>}
-            {m.local_id && !m.failed && <span class="marker">sending…</span>}
-            {m.failed && (
-              <span class="marker error" role="alert">
-                Not sent: {m.failed}
-              </span>
-            )}
-          </div>
-          {reactions.length > 0 && (
-            <div class="reactions" role="group" aria-label="Reactions">
-              {reactions.map((r) => (
-                <button type="button"
-                  key={r.code}
-                  class={`reaction ${r.mine ? 'mine' : ''}`}
-                  aria-pressed={r.mine}
-                  title={`${r.names.join(', ')} reacted with :${r.name}:`}
-                  aria-label={`${r.name}: ${r.count}`}
-                  onClick={() => run(() => actions.toggleReaction(m, { name: r.name, code: r.code, type: r.type }))}
-                >
-                  <EmojiGlyph type={r.type} code={r.code} name={r.name} /> {r.count}
-                </button>
-              ))}
-              <button type="button" class="reaction add" aria-label="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
-                +
-              </button>
-            </div>
-          )}
-        </div>
-        {!m.local_id && (
-          <div class="msg-actions" role="toolbar" aria-label="Message actions">
-            <button type="button" aria-label="Add a reaction" title="Add a reaction" onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}>
-              <Icon name="smile" />
-            </button>
-            <button type="button" aria-label={m.flags.includes('starred') ? 'Unstar' : 'Star'} aria-pressed={m.flags.includes('starred')} title="Star" class={m.flags.includes('starred') ? 'starred' : ''} onClick={() => run(() => actions.toggleStar(m))}>
-              <Icon name="star" filled={m.flags.includes('starred')} />
-            </button>
-            <button type="button" aria-label="Reply" title="Reply (r)" onClick={() => compose(replyTarget(store, m))}>
-              <Icon name="reply" />
-            </button>
-            {own && (
-              <button type="button" aria-label="Edit" title="Edit" onClick={startEdit}>
-                <Icon name="edit" />
-              </button>
-            )}
-            {m.type === 'stream' && (
-              <button type="button" aria-label="Move topic" title="Move or rename topic" onClick={() => openModal('move', m)}>
-                <Icon name="move" />
-              </button>
-            )}
-            {(own || store.canAdmin()) && (
-              <button type="button" aria-label="Delete" title="Delete" onClick={() => confirm('Delete this message?') && run(() => actions.remove(m.id))}>
-                <Icon name="trash" />
-              </button>
             )}
           </div>
         )}
-      </div>
-    </article>
-  );
-}, (a, b) => a.v === b.v && a.m === b.m && a.showRecipient === b.showRecipient && a.showSender === b.showSender && a.selected === b.selected && a.setsize === b.setsize && a.posinset === b.posinset);
+        <div class={`msg-row ${p.showSender ? 'first' : ''}`}>
+          <div class="msg-gutter">
+            {p.showSender ? (
+              <button type="button" class="avatar-button" onClick={() => showUser(m.sender_id)} tabIndex={-1} aria-hidden="true">
+                <Avatar store={store} userId={m.sender_id} fallback={m.avatar_url} name={m.sender_full_name} />
+              </button>
+            ) : (
+              <time class="gutter-time">{new Date(m.timestamp * 1000).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}</time>
+            )}
+          </div>
+          <div class="msg-main">
+            {p.showSender && (
+              <div class="msg-head">
+                <button type="button" class="sender" onClick={() => showUser(m.sender_id)}>
+                  {m.sender_full_name}
+                </button>
+                <time dateTime={new Date(m.timestamp * 1000).toISOString()}>{formatTime(m.timestamp)}</time>
+              </div>
+            )}
+            {editing !== null ? (
+              <form class="edit-form" onSubmit={saveEdit}>
+                <label class="visually-hidden" for={`edit-${m.id}`}>
+                  Edit message
+                </label>
+                <textarea
+                  id={`edit-${m.id}`}
+                  value={editing}
+                  onInput={(e) => setEditing((e.target as HTMLTextAreaElement).value)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'Enter' && !e.shiftKey) saveEdit(e);
+                    if (e.key === 'Escape') setEditing(null);
+                  }}
+                  ref={(el) => el?.focus()}
+                />
+                <div class="edit-buttons">
+                  <button type="submit" class="primary">
+                    Save
+                  </button>
+                  <button type="button" onClick={() => setEditing(null)}>
+                    Cancel
+                  </button>
+                </div>
+              </form>
+            ) : (
+              <div class="msg-content rendered" ref={content} dangerouslySetInnerHTML={{ __html: m.content }} />
+            )}
+            <div class="markers">
+              {m.last_edit_timestamp && <span class="marker">(edited)</span>}
+              {m.last_moved_timestamp && !m.last_edit_timestamp && <span class="marker">(moved)</span>}
+              {m.local_id && !m.failed && <span class="marker">sending…</span>}
+              {m.failed && (
+                <span class="marker error" role="alert">
+                  Not sent: {m.failed}
+                </span>
+              )}
+            </div>
+            {reactions.length > 0 && (
+              <div class="reactions" role="group" aria-label="Reactions">
+                {reactions.map((r) => (
+                  <button
+                    type="button"
+                    key={r.code}
+                    class={`reaction ${r.mine ? 'mine' : ''}`}
+                    aria-pressed={r.mine}
+                    title={`${r.names.join(', ')} reacted with :${r.name}:`}
+                    aria-label={`${r.name}: ${r.count}`}
+                    onClick={() => run(() => actions.toggleReaction(m, { name: r.name, code: r.code, type: r.type }))}
+                  >
+                    <EmojiGlyph type={r.type} code={r.code} name={r.name} /> {r.count}
+                  </button>
+                ))}
+                <button
+                  type="button"
+                  class="reaction add"
+                  aria-label="Add a reaction"
+                  onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}
+                >
+                  +
+                </button>
+              </div>
+            )}
+          </div>
+          {!m.local_id && (
+            <div class="msg-actions" role="toolbar" aria-label="Message actions">
+              <button
+                type="button"
+                aria-label="Add a reaction"
+                title="Add a reaction"
+                onClick={(e) => pickEmoji(e.currentTarget as HTMLElement, (emoji) => run(() => actions.toggleReaction(m, emoji)))}
+              >
+                <Icon name="smile" />
+              </button>
+              <button
+                type="button"
+                aria-label={m.flags.includes('starred') ? 'Unstar' : 'Star'}
+                aria-pressed={m.flags.includes('starred')}
+                title="Star"
+                class={m.flags.includes('starred') ? 'starred' : ''}
+                onClick={() => run(() => actions.toggleStar(m))}
+              >
+                <Icon name="star" filled={m.flags.includes('starred')} />
+              </button>
+              <button type="button" aria-label="Reply" title="Reply (r)" onClick={() => compose(replyTarget(store, m))}>
+                <Icon name="reply" />
+              </button>
+              {own && (
+                <button type="button" aria-label="Edit" title="Edit" onClick={startEdit}>
+                  <Icon name="edit" />
+                </button>
+              )}
+              {m.type === 'stream' && (
+                <button type="button" aria-label="Move topic" title="Move or rename topic" onClick={() => openModal('move', m)}>
+                  <Icon name="move" />
+                </button>
+              )}
+              {(own || store.canAdmin()) && (
+                <button type="button" aria-label="Delete" title="Delete" onClick={() => confirm('Delete this message?') && run(() => actions.remove(m.id))}>
+                  <Icon name="trash" />
+                </button>
+              )}
+            </div>
+          )}
+        </div>
+      </article>
+    );
+  },
+  (a, b) =>
+    a.v === b.v &&
+    a.m === b.m &&
+    a.showRecipient === b.showRecipient &&
+    a.showSender === b.showSender &&
+    a.selected === b.selected &&
+    a.setsize === b.setsize &&
+    a.posinset === b.posinset,
+);
 
 function EmojiGlyph({ type, code, name }: { type: string; code: string; name: string }) {
   const { store } = useUi();

@@ -31,7 +31,9 @@ export function Sidebar({ narrow }: { narrow: Narrow }) {
   const activeStream = Number(narrow.find((t) => t.operator === 'channel')?.operand ?? NaN);
   const activeTopic = narrow.find((t) => t.operator === 'topic')?.operand.toLowerCase();
   const activeDm = kind === 'dm' ? narrow[0]!.operand : '';
-  const subs = [...store.subs.values()].sort((a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || Number(a.is_muted) - Number(b.is_muted) || a.name.localeCompare(b.name));
+  const subs = [...store.subs.values()].sort(
+    (a, b) => Number(!!b.pin_to_top) - Number(!!a.pin_to_top) || Number(a.is_muted) - Number(b.is_muted) || a.name.localeCompare(b.name),
+  );
   const dms = [...store.dmConversations.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
   const cur = (yes: boolean) => (yes ? { 'aria-current': 'page' as const, class: 'active' } : {});
   return (
@@ -62,10 +64,19 @@ export function Sidebar({ narrow }: { narrow: Narrow }) {
       <ul class="channels" aria-label="Channels">
         {subs.map((s) => {
           const active = s.stream_id === activeStream;
-          const topics = active ? store.topicsOf(s.stream_id).slice(0, 12) : store.topicsOf(s.stream_id).filter((t) => counts.topic(s.stream_id, t.name) > 0).slice(0, 3);
+          const topics = active
+            ? store.topicsOf(s.stream_id).slice(0, 12)
+            : store
+                .topicsOf(s.stream_id)
+                .filter((t) => counts.topic(s.stream_id, t.name) > 0)
+                .slice(0, 3);
           return (
             <li key={s.stream_id} class={`channel ${s.is_muted ? 'muted' : ''}`} data-stream-id={s.stream_id}>
-              <a href={narrowHashFor(store, { streamId: s.stream_id })} class={active && kind === 'channel' ? 'active' : ''} aria-current={active && kind === 'channel' ? 'page' : undefined}>
+              <a
+                href={narrowHashFor(store, { streamId: s.stream_id })}
+                class={active && kind === 'channel' ? 'active' : ''}
+                aria-current={active && kind === 'channel' ? 'page' : undefined}
+              >
                 <span class="swatch" style={{ background: s.color }} aria-hidden="true">
                   {s.invite_only ? '🔒' : '#'}
                 </span>
@@ -80,7 +91,11 @@ export function Sidebar({ narrow }: { narrow: Narrow }) {
                     const muted = store.isTopicMuted(s.stream_id, t.name);
                     return (
                       <li key={t.name} class={muted ? 'muted' : ''}>
-                        <a href={narrowHashFor(store, { streamId: s.stream_id, topic: t.name })} class={on ? 'active' : ''} aria-current={on ? 'page' : undefined}>
+                        <a
+                          href={narrowHashFor(store, { streamId: s.stream_id, topic: t.name })}
+                          class={on ? 'active' : ''}
+                          aria-current={on ? 'page' : undefined}
+                        >
                           <span class="name">{t.name || store.realm.realm_empty_topic_display_name || 'general chat'}</span>
                           <Count n={counts.topic(s.stream_id, t.name)} label="messages" />
                         </a>

@@ -17,7 +17,10 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
   }
   if (kind === 'topic') title += ` › ${topic || store.realm.realm_empty_topic_display_name || 'general chat'}`;
   if (kind === 'dm') {
-    title = narrow[0]!.operand.split(',').map((id) => store.users.get(Number(id))?.full_name ?? 'Unknown').join(', ');
+    title = narrow[0]!.operand
+      .split(',')
+      .map((id) => store.users.get(Number(id))?.full_name ?? 'Unknown')
+      .join(', ');
     sub = 'Direct messages';
   }
   if (kind === 'dms') [title, sub] = ['Direct messages', 'All your direct message conversations'];
@@ -38,7 +41,11 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
       </div>
       <div class="view-actions">
         {kind === 'topic' && (
-          <button type="button" class="text-button" onClick={run(() => api.post('/user_topics', { stream_id: streamId, topic, visibility_policy: muted ? 0 : 1 }))}>
+          <button
+            type="button"
+            class="text-button"
+            onClick={run(() => api.post('/user_topics', { stream_id: streamId, topic, visibility_policy: muted ? 0 : 1 }))}
+          >
             {muted ? 'Unmute topic' : 'Mute topic'}
           </button>
         )}
