@@ -369,7 +369,7 @@ test('a graceful stop hands its queues to a live process: none lost, none repeat
     const restarts = res.body.events.filter((e: any) => e.type === 'restart');
     assert.equal(restarts.length, 1);
     const { id: _id, ...restart } = restarts[0];
-    assert.deepEqual(restart, { type: 'restart', ...versionFields(true), server_generation: SERVER_GENERATION, immediate: false });
+    assert.deepEqual(restart, { type: 'restart', ...versionFields(true), server_generation: SERVER_GENERATION });
   } finally {
     await trio.close();
   }
