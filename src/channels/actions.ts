@@ -258,16 +258,7 @@ async function changePrivacy(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelVie
   if (history !== channel.history_public_to_subscribers) {
     await emitChannelUpdate(svc, tx, emit, realm, updated, 'history_public_to_subscribers', history, companions, stay);
   }
-  // Whoever gains or loses sight of the channel hears of it as a creation or a deletion.
-  const gained = after.filter((id) => !before.has(id));
-  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
-  await loseSight(
-    tx,
-    emit,
-    realm,
-    [updated],
-    [...before].filter((id) => !after.includes(id)),
-  );
+  await announceSightChanges(svc, tx, emit, realm, updated, before, after);
   return updated;
 }
 
@@ -299,16 +290,21 @@ async function changeGroupSetting(
     await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
   }
   // Administering or subscribing groups change who may see a private channel.
+  await announceSightChanges(svc, tx, emit, realm, updated, before, after);
+  return updated;
+}
+
+/** Whoever gains or loses sight of a channel hears of it as a creation or a deletion. */
+async function announceSightChanges(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel, before: Set<number>, after: number[]): Promise<void> {
   const gained = after.filter((id) => !before.has(id));
-  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [updated], { newViewers: gained });
+  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers: gained });
   await loseSight(
     tx,
     emit,
     realm,
-    [updated],
+    [channel],
     [...before].filter((id) => !after.includes(id)),
   );
-  return updated;
 }
 
 // ---------------------------------------------------------------- archiving

@@ -105,6 +105,17 @@ export async function subscriberCounts(db: Executor, channelIds: number[]): Prom
   return result;
 }
 
+/** The user's subscription to the channel, if they are subscribed now. */
+export async function activeSubscription(db: Executor, userId: number, channelId: number): Promise<Subscription | undefined> {
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('channel_id', '=', channelId)
+    .where('active', '=', true)
+    .executeTakeFirst();
+}
+
 export async function subscriptionsOf(db: Executor, userId: number): Promise<Subscription[]> {
   return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).execute();
 }

@@ -14,7 +14,7 @@ import { badRequest, insufficientPermission } from '../http/errors.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
 import { canAddSubscribers, canRemoveSubscribers, canSubscribeSelf, channelViewer, hasMetadataAccess, type ChannelViewer } from './access.ts';
-import { accessChannelByName, channelAudience, getChannelByName, subscriberIds } from './queries.ts';
+import { accessChannelByName, activeSubscription, channelAudience, getChannelByName, subscriberIds } from './queries.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { pickColor } from './format.ts';
 import { HEX_COLOR, checkChannelDescription, checkChannelName } from './validation.ts';
@@ -414,13 +414,7 @@ export async function updateSubscriptionProperties(svc: Services, realm: Realm, 
       if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) throw badRequest(`Unknown subscription property: ${property}`);
       const checked = checkPropertyValue(property, value);
       if (!isRowId(stream_id)) throw badRequest(`Not subscribed to channel ID ${stream_id}`);
-      const sub = await tx
-        .selectFrom('subscriptions')
-        .selectAll()
-        .where('user_id', '=', actor.id)
-        .where('channel_id', '=', stream_id)
-        .where('active', '=', true)
-        .executeTakeFirst();
+      const sub = await activeSubscription(tx, actor.id, stream_id);
       if (!sub) throw badRequest(`Not subscribed to channel ID ${stream_id}`);
       // in_home_view is the legacy inverse of is_muted: both names are announced.
       const column = property === 'in_home_view' ? 'is_muted' : property;

@@ -19,6 +19,7 @@ import { ApiError, badRequest } from '../http/errors.ts';
 import { EXTRA_EMOJI, emojiCodeForName, emojiNamesForCode } from '../markdown/emoji.ts';
 import { customEmojiById, customEmojiByName } from '../custom_emoji/queries.ts';
 import { channelViewer } from '../channels/access.ts';
+import { activeSubscription } from '../channels/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { messageAudience } from './changes.ts';
 import { HISTORICAL_BITS } from './flags.ts';
@@ -105,13 +106,7 @@ const ON_PARTICIPATION = 1;
 async function applyParticipationPolicy(tx: Tx, emit: Emit, realm: Realm, user: User, target: Target): Promise<void> {
   const { message, channel } = target;
   if (!channel || user.is_bot) return;
-  const sub = await tx
-    .selectFrom('subscriptions')
-    .select('is_muted')
-    .where('user_id', '=', user.id)
-    .where('channel_id', '=', channel.id)
-    .where('active', '=', true)
-    .executeTakeFirst();
+  const sub = await activeSubscription(tx, user.id, channel.id);
   if (!sub) return;
   const s = userSettings(user);
   const policy =

@@ -19,7 +19,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { accessibleUsers, canAccess, getUserByEmail } from '../users/queries.ts';
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';
-import { getChannel, getChannelByName } from '../channels/queries.ts';
+import { activeSubscription, getChannel, getChannelByName } from '../channels/queries.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../user_groups/mentions.ts';
@@ -29,6 +29,7 @@ import { channelRecipientId, dmRecipientId } from './recipients.ts';
 import { watchUserAccess } from '../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from './user-topics.ts';
 import { emitNewMessage } from './events.ts';
+import { FORMATTED_COLUMNS } from './format.ts';
 import { countChannelMessage } from './channel-stats.ts';
 import { intArray } from '../db/ids.ts';
 import { mutersAmong } from '../muted_users/queries.ts';
@@ -179,13 +180,7 @@ async function automaticPolicy(
   if (current === VISIBILITY.FOLLOWED) return undefined;
   if (follow) return VISIBILITY.FOLLOWED;
   if (current === VISIBILITY.UNMUTED) return undefined;
-  const sub = await tx
-    .selectFrom('subscriptions')
-    .select('is_muted')
-    .where('user_id', '=', user.id)
-    .where('channel_id', '=', channel.id)
-    .where('active', '=', true)
-    .executeTakeFirst();
+  const sub = await activeSubscription(tx, user.id, channel.id);
   return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
 }
 
@@ -317,25 +312,7 @@ async function channelParticipants(tx: Tx, channel: Channel): Promise<Participan
 }
 
 /** A message's columns but its search vector (written by the database, read by search only). */
-const MESSAGE_COLUMNS = [
-  'id',
-  'realm_id',
-  'sender_id',
-  'recipient_id',
-  'channel_id',
-  'topic',
-  'content',
-  'rendered_content',
-  'date_sent',
-  'client',
-  'is_me_message',
-  'has_link',
-  'has_image',
-  'has_attachment',
-  'last_edit_at',
-  'last_moved_at',
-  'edit_history',
-] as const;
+const MESSAGE_COLUMNS = [...FORMATTED_COLUMNS, 'realm_id', 'has_link', 'has_image', 'has_attachment'] as const;
 
 interface Delivery {
   channel: Channel | undefined;

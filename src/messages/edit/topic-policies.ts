@@ -7,6 +7,7 @@ import type { Message } from '../tables.ts';
 import type { Emit, Tx } from '../../db/transact.ts';
 import { userSettings } from '../../users/settings.ts';
 import { channelViewer, type ChannelViewer } from '../../channels/access.ts';
+import { activeSubscription } from '../../channels/queries.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../user-topics.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 
@@ -83,13 +84,7 @@ async function followBegunTopic(tx: Tx, emit: Emit, viewer: ChannelViewer, move:
   let policy: VisibilityPolicy | undefined;
   if (settings.automatically_follow_topics_policy === ON_INITIATION) policy = VISIBILITY.FOLLOWED;
   else if (settings.automatically_unmute_topics_in_muted_streams_policy === ON_INITIATION) {
-    const sub = await tx
-      .selectFrom('subscriptions')
-      .select('is_muted')
-      .where('user_id', '=', sender.id)
-      .where('channel_id', '=', to.id)
-      .where('active', '=', true)
-      .executeTakeFirst();
+    const sub = await activeSubscription(tx, sender.id, to.id);
     if (sub?.is_muted) policy = VISIBILITY.UNMUTED;
   }
   if (policy !== undefined && (await visibilityPolicy(tx, sender.id, to.id, toTopic)) !== policy) {
