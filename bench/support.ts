@@ -6,31 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import pg from 'pg';
+import { freshPostgresDatabase } from '../test/support/postgres.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServer } from '../src/server.ts';
 
 export async function benchServer(name: string) {
   const dataDir = mkdtempSync(join(tmpdir(), `confab-bench-${name}-`));
-  let databaseUrl = process.env.DATABASE_URL;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  if (databaseUrl) {
-    const database = `confab_bench_${name}_${process.pid}`;
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`create database ${database}`);
-    await admin.end();
-    const url = new URL(databaseUrl);
-    url.pathname = `/${database}`;
-    const base = databaseUrl;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${database} with (force)`);
-      await c.end();
-    };
-  }
+  const database = process.env.DATABASE_URL ? await freshPostgresDatabase(`confab_bench_${name}`) : undefined;
+  const databaseUrl = database?.url;
   const config = loadConfig({
     databaseUrl,
     dataDir: databaseUrl ? ':memory:' : dataDir,
@@ -46,7 +29,7 @@ export async function benchServer(name: string) {
     databaseUrl,
     async close() {
       await server.close();
-      await dropDatabase?.();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,6 @@
 // clients that speak HTTP to it the way real clients do.
 
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +17,7 @@ import { JOB_KINDS } from '../../src/jobs/kinds.ts';
 import { EMAIL_JOB } from '../../src/email/queue.ts';
 import { MISSED_MESSAGES_JOB } from '../../src/email/missed-messages.ts';
 import { checkResponse } from './openapi.ts';
+import { freshPostgresDatabase } from './postgres.ts';
 
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'owner-password-1';
@@ -126,27 +126,7 @@ async function clearBroker(prefix: string): Promise<void> {
   await redis.quit();
 }
 
-let counter = 0;
-
-export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const name = `confab_test_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
+export { freshPostgresDatabase };
 
 /**
  * With CONFAB_TEST_CLUSTER=1 (on PostgreSQL) every test server is two processes' worth of

@@ -2,21 +2,9 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Actions } from '../src/actions.ts';
 import { Store } from '../src/state.ts';
+import { msg as message } from './fixtures.ts';
 
-const msg = (id: number) => ({
-  id,
-  type: 'stream',
-  stream_id: 5,
-  subject: 'deploy',
-  sender_id: 2,
-  sender_email: 'bo@x',
-  sender_full_name: 'Bo',
-  display_recipient: 'general',
-  content: `<p>m${id}</p>`,
-  timestamp: 1,
-  reactions: [],
-  flags: ['read'],
-});
+const msg = (id: number) => message(id, { flags: ['read'] });
 
 /** A server answering GET /json/messages from `pages`, in turn; the requests' parameters are kept. */
 function fakeServer(pages: { messages: number[]; found_newest: boolean }[]) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MessageList, Store } from '../src/state.ts';
+import { msg } from './fixtures.ts';
 
 const ME = 1;
 
@@ -23,21 +24,6 @@ function register(): Store {
   });
   return s;
 }
-
-const msg = (id: number, over: Record<string, unknown> = {}) => ({
-  id,
-  type: 'stream',
-  stream_id: 5,
-  subject: 'deploy',
-  sender_id: 2,
-  sender_email: 'bo@x',
-  sender_full_name: 'Bo',
-  display_recipient: 'general',
-  content: `<p>m${id}</p>`,
-  timestamp: 1,
-  reactions: [],
-  ...over,
-});
 
 test('a live message lands in the view it belongs to and counts as unread', () => {
   const s = register();
