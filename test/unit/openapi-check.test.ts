@@ -41,6 +41,9 @@ test('replies: the renames apply, strict objects stay strict, events in GET /eve
 test('errors: a listed error keeps its shape, any other has the envelope', () => {
   checkResponse('GET', '/api/v1/messages/5', 400, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
   assert.throws(() => checkResponse('GET', '/api/v1/messages/5', 400, { result: 'error', msg: 'Invalid message(s)' }), /code/);
+  // A 405 comes before any endpoint, as the reference's: result and msg, without a code.
+  checkResponse('PATCH', '/api/v1/users/me', 405, { result: 'error', msg: 'Method Not Allowed', allowed_methods: ['GET'] });
+  assert.throws(() => checkResponse('PATCH', '/api/v1/users/me', 405, { result: 'error' }), /405/);
   // Routes the document does not have are not checked.
   checkResponse('GET', '/api/v1/no/such/route', 200, { anything: true });
 });
