@@ -90,6 +90,8 @@ export const HOSTILE_SHAPES: HostileShape[] = [
   { name: 'linkifier every word char', content: fill('ab ') },
   { name: 'timestamps', content: fill('<time:2024-01-01T00:00:00Z> ') },
   { name: 'inline math', content: fill('$$x^2$$ ') },
+  // An opener that never closes: every later formula is found by the restarting loop.
+  { name: 'math after an unclosed $$', content: `$$ ${fill('$$x$$ ', MAX_MESSAGE_LENGTH - 3)}` },
   { name: 'distinct inline math', content: runsUpTo(1000, (i) => `$$x^{${i}}$$`).slice(0, MAX_MESSAGE_LENGTH) },
   { name: 'strong and emphasis', content: fill('**a** *b* ') },
   { name: 'unclosed emphasis', content: fill('*a **b ') },

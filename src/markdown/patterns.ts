@@ -7,7 +7,7 @@ import { Atomic, El } from './tree.ts';
 import type { InlinePattern, InlineProcessor } from './inline.ts';
 import type { HtmlStash } from './stash.ts';
 import { codeSpanMatcher } from './code-spans.ts';
-import { codeEscape, ETX, pyStrip, STX, WORD } from './util.ts';
+import { codeEscape, ETX, memoized, pyStrip, STX, WORD } from './util.ts';
 import { relativeToServer, sanitizeUrl, webLinkRegex } from './links.ts';
 import { renderTex } from './math.ts';
 import { getLink, getLinkText } from './link-syntax.ts';
@@ -105,8 +105,10 @@ function makeImageEmoji(src: string, display: string): El {
 }
 
 /** An `<a>` for a URL, or the URL as plain text when its scheme is not allowed. */
+const sanitizeUrlOnce = memoized((url: string) => sanitizeUrl(url));
+
 export function urlToA(ctx: RenderContext, url: string, text?: string | Atomic): El | string {
-  const href = sanitizeUrl(url);
+  const href = sanitizeUrlOnce(url);
   if (href === null) return url;
   const a = new El('a', { href: relativeToServer(href, ctx.server_url) });
   a.text = text ?? new Atomic(url);
@@ -121,8 +123,12 @@ const emoticonAlternatives = Object.keys(EMOTICON_CONVERSIONS)
   .join('|');
 
 const POSSIBLE_EMOJI_BODY = '\\p{Emoji}(?:\\p{Emoji_Modifier}|\\uFE0F\\u20E3?|[\\u{E0020}-\\u{E007E}]+\\u{E007F})?';
+// A lone text-presentation character (a digit, `#`, `©`) is never an emoji; the
+// lookahead skips it in the regex rather than in the handler, so that text full
+// of digits (every placeholder has four) does not produce a rejected match each.
+const NOT_LONE_TEXT = '(?=\\p{Emoji_Presentation}|\\p{Emoji}[\\p{Emoji_Modifier}\\uFE0F\\u{E0020}-\\u{E007E}\\u200D])';
 const POSSIBLE_EMOJI = new RegExp(
-  `(?<syntax>\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}(?:\\u200D(?:\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}))*)`,
+  `${NOT_LONE_TEXT}(?<syntax>\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}(?:\\u200D(?:\\p{Regional_Indicator}\\p{Regional_Indicator}|${POSSIBLE_EMOJI_BODY}))*)`,
   'gu',
 );
 const TEXT_PRESENTATION = /^\P{Emoji_Presentation}\u20E3?$/u;
@@ -145,13 +151,17 @@ function compileLinkifier(source: string): RE2JS | null {
   return compiled;
 }
 
-const templateCache = new Map<string, ReturnType<typeof parseTemplate> | null>();
+type Expand = (values: Record<string, string>) => string;
+const templateCache = new Map<string, { expand: Expand } | null>();
 
-function parsedTemplate(source: string): ReturnType<typeof parseTemplate> | null {
+function parsedTemplate(source: string): { expand: Expand } | null {
   let template = templateCache.get(source);
   if (template === undefined) {
     try {
-      template = parseTemplate(source);
+      const parsed = parseTemplate(source);
+      // Expansions by their values (as JSON): a hostile message repeats one match.
+      const expand = memoized((values: string) => parsed.expand(JSON.parse(values)));
+      template = { expand: (values) => expand(JSON.stringify(values)) };
     } catch {
       template = null;
     }

@@ -88,3 +88,20 @@ export function expandTabs(s: string, size: number): string {
   }
   return out;
 }
+
+/**
+ * A pure string function with its recent answers kept (at most `max`, then
+ * forgotten at once): hostile messages repeat one link thousands of times.
+ */
+export function memoized<T>(fn: (s: string) => T, max = 1000): (s: string) => T {
+  const answers = new Map<string, T>();
+  return (s) => {
+    let v = answers.get(s);
+    if (v === undefined && !answers.has(s)) {
+      v = fn(s);
+      if (answers.size >= max) answers.clear();
+      answers.set(s, v);
+    }
+    return v as T;
+  };
+}

@@ -135,6 +135,23 @@ test('emoji', () => {
   assert.equal(html(':)', { translate_emoticons: true }), '<p><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>');
 });
 
+test('a text-presentation character is an emoji only with its selector or keycap', () => {
+  assert.equal(html('1 # * © 2024 ™ ☺'), '<p>1 # * © 2024 ™ ☺</p>');
+  assert.equal(
+    html('©\uFE0F 1\uFE0F\u20E3'),
+    '<p><span aria-label="copyright" class="emoji emoji-00a9" role="img" title="copyright">:copyright:</span> ' +
+      '<span aria-label="keycap 1" class="emoji emoji-0031-20e3" role="img" title="keycap 1">:keycap_1:</span></p>',
+  );
+});
+
+test('repeated linkifier matches each expand their own values', () => {
+  assert.equal(
+    html('#224 #225 #224'),
+    '<p><a href="https://trac.example.com/ticket/224">#224</a> <a href="https://trac.example.com/ticket/225">#225</a> ' +
+      '<a href="https://trac.example.com/ticket/224">#224</a></p>',
+  );
+});
+
 test('linkifiers, links and autolinks', () => {
   assert.equal(html('fix #224'), '<p>fix <a href="https://trac.example.com/ticket/224">#224</a></p>');
   assert.equal(html('issue#124 and #1124z'), '<p>issue#124 and #1124z</p>');

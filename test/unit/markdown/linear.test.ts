@@ -32,6 +32,8 @@ test('hostile shapes render what they say', async () => {
   assert.equal((await html('hard breaks')).match(/<br>/g)?.length, 4999);
   assert.equal((await html('2000 user mentions')).match(/class="user-mention"/g)?.length, 526);
   assert.equal((await html('linkifier matches')).match(/<a href="https:\/\/tracker/g)?.length, 1666);
+  // The opener never closes; each formula after it still renders on its own.
+  assert.equal((await html('math after an unclosed $$')).match(/<span class="katex">/g)?.length, 1666);
 });
 
 // Text made of the characters inline patterns care about.
