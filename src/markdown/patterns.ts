@@ -189,6 +189,7 @@ export function findLinkifier(linkifier: Linkifier, data: string, from: number):
   if (!re) return null;
   const template = parsedTemplate(linkifier.url_template);
   if (!template) return null;
+  if (from === 0 && matchless(re, data)) return null;
   // One matcher per text: a text is searched again from each match's end.
   let m = matchers.get(re);
   if (m?.text !== data) matchers.set(re, (m = { text: data, matcher: re.matcher(data) }));
@@ -197,6 +198,15 @@ export function findLinkifier(linkifier: Linkifier, data: string, from: number):
 }
 
 const matchers = new WeakMap<RE2JS, { text: string; matcher: ReturnType<RE2JS['matcher']> }>();
+
+// Whether a pattern matches nowhere in a text, by text: a message of thousands of
+// short paragraphs or cells repeats its texts, and most linkifiers match none.
+const matchlessTexts = new WeakMap<RE2JS, (text: string) => boolean>();
+function matchless(re: RE2JS, text: string): boolean {
+  let test = matchlessTexts.get(re);
+  if (!test) matchlessTexts.set(re, (test = memoized((t: string) => !re.matcher(t).find(0))));
+  return test(text);
+}
 
 function linkifierMatch(re: RE2JS, m: ReturnType<RE2JS['matcher']>, template: NonNullable<ReturnType<typeof parsedTemplate>>): LinkifierMatch {
   const values: Record<string, string> = {};
