@@ -145,6 +145,17 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     await screenshot(bob, 'search');
   });
 
+  await t.test("the channel's description shows rendered, and follows a change live", async () => {
+    await bob.goto(`${live.url}/${topicHash()}`);
+    await bob.locator('#view-title', { hasText: TOPIC }).waitFor();
+    const res = await live.server.owner.patch(`/streams/${general}`, { description: 'Plans for **launch** :rocket:' });
+    assert.equal(res.status, 200);
+    const sub = bob.locator('.view-sub');
+    await sub.locator('strong', { hasText: 'launch' }).waitFor();
+    await sub.locator('.emoji').waitFor();
+    assert.ok(!((await sub.textContent()) ?? '').includes('**'));
+  });
+
   await t.test('after a server restart, both reconnect and the draft survives', async () => {
     await bob.goto(`${live.url}/${topicHash()}`);
     await messageWith(bob, 'Shall we ship on').waitFor();

@@ -61,6 +61,7 @@ export interface Stream {
   stream_id: number;
   name: string;
   description?: string;
+  rendered_description?: string;
   invite_only?: boolean;
   [key: string]: unknown;
 }
@@ -387,7 +388,10 @@ const HANDLERS: Record<string, Handler> = {
       }
     if (e.op === 'update')
       for (const target of [s.streams.get(e.stream_id), s.subs.get(e.stream_id)]) {
-        if (target) target[e.property] = e.value;
+        if (!target) continue;
+        target[e.property] = e.value;
+        // A description change carries its rendering beside the value.
+        if (e.rendered_description !== undefined) target.rendered_description = e.rendered_description;
       }
   },
 

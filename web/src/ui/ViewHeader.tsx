@@ -11,9 +11,12 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
   const stream = store.streams.get(streamId);
   let title = 'Combined feed';
   let sub = 'Every message in your channels and conversations';
+  // A channel's description as the server rendered it (Markdown: links, emoji, mentions).
+  let subHtml: string | undefined;
   if (kind === 'channel' || kind === 'topic') {
     title = `#${stream?.name ?? 'unknown channel'}`;
     sub = stream?.description ?? '';
+    subHtml = stream?.rendered_description;
   }
   if (kind === 'topic') title += ` › ${topic || store.realm.realm_empty_topic_display_name || 'general chat'}`;
   if (kind === 'dm') {
@@ -37,7 +40,7 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
     <div class="view-header">
       <div class="view-title">
         <h1 id="view-title">{title}</h1>
-        {sub && <p class="view-sub">{sub}</p>}
+        {subHtml ? <div class="view-sub rendered" dangerouslySetInnerHTML={{ __html: subHtml }} /> : sub && <p class="view-sub">{sub}</p>}
       </div>
       <div class="view-actions">
         {kind === 'topic' && (
