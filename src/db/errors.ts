@@ -15,7 +15,14 @@ export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
 
-/** A concurrent transaction won: a unique violation (23505) or a deadlock (40P01). Running again sees its commit. */
+/** Thrown where an action finds the rows it works on changing under it faster than it can follow. */
+export class RaceLostError extends Error {}
+
+/**
+ * A concurrent transaction won: a unique violation (23505), a deadlock (40P01) or a
+ * RaceLostError. Running again sees its commit.
+ */
 export function isRaceLost(err: unknown): boolean {
-  return isUniqueViolation(err) || (typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '40P01');
+  if (err instanceof RaceLostError || isUniqueViolation(err)) return true;
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '40P01';
 }

@@ -29,6 +29,7 @@ import type { Email } from './mailer.ts';
 import { transact } from '../db/transact.ts';
 import { enqueueJobs } from '../jobs/worker.ts';
 import { intArray } from '../db/ids.ts';
+import { RaceLostError } from '../db/errors.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
 import { VISIBILITY } from '../messages/user-topics.ts';
 import { userSettings } from '../users/settings.ts';
@@ -163,7 +164,8 @@ async function joinBatches(tx: Tx, realmId: number, ids: number[], ifNew: Map<nu
   const created: number[] = [];
   let missing = ids;
   for (let round = 0; missing.length > 0; round++) {
-    if (round === 3) throw new Error('missed-message batches kept changing under a send');
+    // transact() runs the whole send again rather than answer 500.
+    if (round === 3) throw new RaceLostError('missed-message batches kept changing under a send');
     const { rows } = await sql<{ user_id: number; scheduled_at: Date | string; created: boolean }>`
       with existing as (
         select user_id, scheduled_at from missed_message_batches where user_id = any(${intArray(missing)}) order by user_id for key share
