@@ -50,6 +50,9 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
   await t.test('sign in with the login form (Enter submits)', async () => {
     await alice.goto(`${live.url}/login`);
     await screenshot(alice, 'login');
+    // The page's background fills the window, not just the card's height.
+    const [auth, viewport] = await Promise.all([alice.locator('.auth').boundingBox(), alice.evaluate(() => window.innerHeight)]);
+    assert.ok(auth && auth.height >= viewport, `sign-in background ${auth?.height}px of a ${viewport}px window`);
     await signIn(alice, live, OWNER_EMAIL, OWNER_PASSWORD);
     await signIn(bob, live, BOB.email, BOB.password);
     // A new organization is alive: default channels with their welcome topics.
