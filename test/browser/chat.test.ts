@@ -159,6 +159,15 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     assert.ok(!((await sub.textContent()) ?? '').includes('**'));
   });
 
+  await t.test('one message toolbar at a time: the hovered one', async () => {
+    const messages = bob.locator('.msg:not(.local)');
+    assert.ok((await messages.count()) >= 2);
+    // The newest message starts selected; pointing at another moves the toolbar there.
+    await messages.first().hover();
+    assert.equal(await bob.locator('.msg-actions:visible').count(), 1);
+    assert.equal(await messages.first().locator('.msg-actions:visible').count(), 1);
+  });
+
   await t.test('after a server restart, both reconnect and the draft survives', async () => {
     await bob.goto(`${live.url}/${topicHash()}`);
     await messageWith(bob, 'Shall we ship on').waitFor();
