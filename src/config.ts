@@ -87,6 +87,8 @@ export interface Config {
     intervalMs: number;
     /** Archived messages can be restored for this many days (ARCHIVED_DATA_VACUUMING_DELAY_DAYS). */
     vacuumDays: number;
+    /** Uploads no message links are deleted after this many days (UNCLAIMED_UPLOADS_DAYS; 0 keeps them). */
+    unclaimedUploadsDays?: number;
   };
   /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
   metricsToken: string | undefined;
@@ -163,6 +165,8 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     retention: {
       intervalMs: int(env.RETENTION_INTERVAL_MS, 86_400_000),
       vacuumDays: int(env.ARCHIVED_DATA_VACUUMING_DELAY_DAYS, 30),
+      // The reference's delete_old_unclaimed_attachments keeps them 5 weeks.
+      unclaimedUploadsDays: int(env.UNCLAIMED_UPLOADS_DAYS, 35),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',

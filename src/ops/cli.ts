@@ -44,7 +44,11 @@ export async function opsCommand(command: string, args: string[], out: Out, conf
     'retention-pass': () =>
       withServices(config, async (svc) => {
         const result = await runRetentionPass(svc);
-        out(result ? `archived ${result.archived} expired messages; forgot ${result.vacuumed} old archives` : 'another retention pass is running');
+        out(
+          result
+            ? `archived ${result.archived} expired messages; forgot ${result.vacuumed} old archives; deleted ${result.unclaimed} unclaimed uploads`
+            : 'another retention pass is running',
+        );
       }),
     export: ([file], values) =>
       withServices(config, async (svc) => {

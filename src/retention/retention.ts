@@ -5,7 +5,8 @@
 // period. An organization's `message_retention_days` covers its direct messages
 // and the channels that follow the organization's default; a channel's own
 // value overrides it; -1 keeps forever. Only one pass runs at a time across
-// processes (a PostgreSQL advisory lock; PGlite has one process).
+// processes (a PostgreSQL advisory lock; PGlite has one process). The pass also
+// deletes uploads that no message ever linked (uploads/cleanup.ts).
 //
 // Uploads: a file whose last linking message expires leaves the live tables
 // with it (its owner gets `attachment` remove) and is archived in the same
@@ -22,6 +23,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { deleteMessages } from '../messages/delete.ts';
 import { intArray } from '../messages/state-support.ts';
 import { attachmentKeys } from '../uploads/actions.ts';
+import { deleteUnclaimedUploads } from '../uploads/cleanup.ts';
 import { notifyAttachment } from '../uploads/events.ts';
 import { formatAttachment } from '../uploads/queries.ts';
 import type { Attachment } from '../uploads/tables.ts';
@@ -42,6 +44,8 @@ export interface PassOptions {
 export interface PassResult {
   archived: number;
   vacuumed: number;
+  /** Uploads no message ever linked, deleted after UNCLAIMED_UPLOADS_DAYS. */
+  unclaimed: number;
 }
 
 /** One pass over every organization; null when another pass holds the lock. */
@@ -60,8 +64,9 @@ export async function runRetentionPass(svc: Services, opts: PassOptions = {}): P
     }
     svc.metrics.retentionDeleted.inc(archived);
     const vacuumed = await vacuum(svc, new Date(now.getTime() - svc.config.retention.vacuumDays * DAY_MS));
-    if (archived > 0 || vacuumed > 0) svc.log.info({ archived, vacuumed }, 'retention pass');
-    return { archived, vacuumed };
+    const unclaimed = await deleteUnclaimedUploads(svc, now, svc.config.retention.unclaimedUploadsDays ?? 0, batchSize);
+    if (archived > 0 || vacuumed > 0 || unclaimed > 0) svc.log.info({ archived, vacuumed, unclaimed }, 'retention pass');
+    return { archived, vacuumed, unclaimed };
   });
 }
 

@@ -16,7 +16,7 @@ let server: TestServer;
 let member: Client;
 let ids: Record<'follows' | 'forever' | 'short', number>;
 before(async () => {
-  server = await startTestServer({ retention: { intervalMs: 0, vacuumDays: 30 } });
+  server = await startTestServer({ retention: { intervalMs: 0, vacuumDays: 30, unclaimedUploadsDays: 35 } });
   member = await server.createUser();
   const create = async (name: string, extra: Record<string, unknown>) => {
     ok(await server.owner.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [server.owner.id, member.id], ...extra }));
@@ -68,7 +68,7 @@ test('expired messages go, in batches, with delete_message events; the rest stay
   ];
   // Batches of one: every batch is its own transaction and archive.
   const result = await runRetentionPass(server.svc, { batchSize: 1 });
-  assert.deepEqual(result, { archived: 4, vacuumed: 0 });
+  assert.deepEqual(result, { archived: 4, vacuumed: 0, unclaimed: 0 });
   for (const id of expired) assert.equal(await exists(id), false, `message ${id} expired`);
   for (const id of kept) assert.equal(await exists(id), true, `message ${id} kept`);
   const events = ok(await member.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true })).events;
@@ -84,7 +84,7 @@ test('expired messages go, in batches, with delete_message events; the rest stay
   const transactions = await server.svc.db.selectFrom('archive_transactions').select('id').execute();
   assert.equal(transactions.length, 4);
   // A second pass finds nothing more.
-  assert.deepEqual(await runRetentionPass(server.svc), { archived: 0, vacuumed: 0 });
+  assert.deepEqual(await runRetentionPass(server.svc), { archived: 0, vacuumed: 0, unclaimed: 0 });
 
   // Restored within the grace period: the messages, their reactions and flags.
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('string_id', '=', '').executeTakeFirstOrThrow();
@@ -113,7 +113,7 @@ test('an organization that keeps forever still applies channel policies; direct 
     const dm = await sendAged(direct(), 400, member);
     const follows = await sendAged(inChannel('follows realm'), 400);
     const short = await sendAged(inChannel('five days'), 6);
-    assert.deepEqual(await runRetentionPass(server.svc), { archived: 1, vacuumed: 0 });
+    assert.deepEqual(await runRetentionPass(server.svc), { archived: 1, vacuumed: 0, unclaimed: 0 });
     assert.equal(await exists(short), false);
     assert.equal(await exists(dm), true);
     assert.equal(await exists(follows), true);
@@ -202,6 +202,41 @@ test('files only expired messages link go with them, come back on restore, and l
   assert.deepEqual(await names(), []);
   assert.equal(await restoreArchived(server.svc, realm), 0);
   assert.equal(await exists(kept), false);
+});
+
+test('uploads no message links go after UNCLAIMED_UPLOADS_DAYS, row, bytes and event; linked ones stay', async () => {
+  const pathOf = (url: string) => `files/${url.replace(/^\/user_uploads\//, '')}`;
+  const unclaimed = await uploadFile(server.owner, 'never-sent.txt', Buffer.from('uploaded, never linked'));
+  const linked = await uploadFile(server.owner, 'linked.txt', Buffer.from('linked from a kept message'));
+  const scheduled = await uploadFile(server.owner, 'scheduled.txt', Buffer.from('linked from a scheduled message'));
+  ok(await server.owner.post('/messages', { ...inChannel('kept forever'), content: `[l](${linked})` }));
+  ok(
+    await server.owner.post('/scheduled_messages', {
+      type: 'stream',
+      to: ids.forever,
+      topic: 'later',
+      content: `[s](${scheduled})`,
+      scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+    }),
+  );
+  const attachments = async () => ok(await server.owner.get('/attachments')).attachments as { id: number; name: string }[];
+  const unclaimedId = (await attachments()).find((a) => a.name === 'never-sent.txt')!.id;
+  const queue = ok(await server.owner.post('/register', { event_types: ['attachment'] }));
+
+  // Younger than the limit: kept.
+  assert.equal((await runRetentionPass(server.svc, { now: new Date(Date.now() + 34 * DAY) }))!.unclaimed, 0);
+  assert.equal((await runRetentionPass(server.svc, { now: new Date(Date.now() + 36 * DAY) }))!.unclaimed, 1);
+  const names = (await attachments()).map((a) => a.name);
+  assert.ok(!names.includes('never-sent.txt'));
+  assert.ok(names.includes('linked.txt') && names.includes('scheduled.txt'));
+  assert.equal(await server.svc.storage.get(pathOf(unclaimed)), null);
+  assert.ok(await server.svc.storage.get(pathOf(linked)));
+  assert.ok(await server.svc.storage.get(pathOf(scheduled)));
+  const { events } = ok(await server.owner.get('/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true }));
+  assert.deepEqual(
+    events.filter((e: any) => e.type === 'attachment').map((e: any) => [e.op, e.attachment.id]),
+    [['remove', unclaimedId]],
+  );
 });
 
 test('one pass at a time', async () => {
