@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { SERVER_ENV } from './support.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, queues: { type: 'string', default: '10000' } } });
 const SECONDS = Number(values.seconds);
@@ -136,14 +137,7 @@ async function cluster(processes: number, run: (ports: number[]) => Promise<void
         DATABASE_URL: url.toString(),
         BROKER_URL: brokerUrl,
         BROKER_PREFIX: `bench-${process.pid}-${processes}`,
-        BOOTSTRAP_EMAIL: 'owner@bench.example',
-        BOOTSTRAP_PASSWORD: 'bench-password',
-        RATE_LIMIT_PER_USER: '100000000',
-        RATE_LIMIT_PER_IP: '100000000',
-        EVENT_HEARTBEAT_MS: '600000',
-        ARGON2_MEMORY_KIB: '1024',
-        ARGON2_TIME_COST: '1',
-        LOG_LEVEL: 'warn',
+        ...SERVER_ENV,
       };
       children.push(spawn(process.execPath, ['src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] }));
       for (;;) {
