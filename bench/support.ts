@@ -163,10 +163,17 @@ export async function spawnedServer(name: string, seed?: (server: Awaited<Return
       req.on('error', reject);
       req.end(isGet ? undefined : body);
     });
+  // Migrations on a busy machine can take minutes.
   for (let i = 0; ; i++) {
     const up = await call('GET', '/server_settings', null).catch(() => undefined);
     if (up) break;
-    if (i > 600 || child.exitCode !== null) throw new Error('the server did not start');
+    if (i > 3000 || child.exitCode !== null) {
+      child.kill('SIGTERM');
+      agent.destroy();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error('the server did not start');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
