@@ -118,11 +118,17 @@ async function step(n: number): Promise<StepResult> {
       }
     }
   });
+  // Sends and reads under way, awaited before the step ends (and the server with it).
+  const inFlight = new Set<Promise<void>>();
+  const start = (act: () => Promise<void>) => {
+    const p = act().finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
   const every = (period: number, act: () => Promise<void>) => {
     timers.push(
       setTimeout(() => {
-        void act();
-        timers.push(setInterval(() => void act(), period));
+        start(act);
+        timers.push(setInterval(() => start(act), period));
       }, Math.random() * period),
     );
   };
@@ -157,9 +163,7 @@ async function step(n: number): Promise<StepResult> {
   for (const t of timers) clearTimeout(t);
   // Deleting a queue ends its parked poll.
   await inBatches(queues.length, 100, (i) => call('DELETE', '/events', queues[i].u.auth, { queue_id: queues[i].id }).catch(() => undefined));
-  await Promise.all(polls);
-  // Sends still under way finish before the next step.
-  await new Promise((r) => setTimeout(r, 2000));
+  await Promise.all([...polls, ...inFlight]);
   return { users: n, sends, reads, deliveries, errors, serverCpu, registerSeconds };
 }
 
