@@ -23,6 +23,7 @@ import { loadavg } from 'node:os';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { freshPostgresDatabase } from '../test/support/postgres.ts';
+import { SERVER_ENV } from './support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -155,14 +156,7 @@ async function cluster(processes: number, run: (c: Cluster) => Promise<void>): P
         DATABASE_URL: database.url,
         BROKER_URL: brokerUrl,
         BROKER_PREFIX: `bench-${process.pid}-${processes}`,
-        BOOTSTRAP_EMAIL: 'owner@bench.example',
-        BOOTSTRAP_PASSWORD: 'bench-password',
-        RATE_LIMIT_PER_USER: '100000000',
-        RATE_LIMIT_PER_IP: '100000000',
-        EVENT_HEARTBEAT_MS: '600000',
-        ARGON2_MEMORY_KIB: '1024',
-        ARGON2_TIME_COST: '1',
-        LOG_LEVEL: 'warn',
+        ...SERVER_ENV,
       };
       children.push(spawn(process.execPath, ['src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] }));
       for (;;) {

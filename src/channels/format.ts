@@ -41,7 +41,13 @@ const POST_POLICY: Partial<Record<SystemGroupName, number>> = {
 
 export type ApiChannel = Record<string, unknown> & { stream_id: number; name: string };
 
-export async function formatChannels(svc: Hooked, db: Executor, realm: Realm, channels: Channel[]): Promise<Map<number, ApiChannel>> {
+export async function formatChannels(
+  svc: Hooked,
+  db: Executor,
+  realm: Realm,
+  channels: Channel[],
+  systemGroups?: Promise<Record<SystemGroupName, number>>,
+): Promise<Map<number, ApiChannel>> {
   const result = new Map<number, ApiChannel>();
   if (channels.length === 0) return result;
   const ids = channels.map((c) => c.id);
@@ -50,7 +56,7 @@ export async function formatChannels(svc: Hooked, db: Executor, realm: Realm, ch
     groupSettingValues(db, settingIds),
     subscriberCounts(db, ids),
     svc.hooks.channelStats(db, ids),
-    systemGroupIds(db, realm.id),
+    systemGroups ?? systemGroupIds(db, realm.id),
   ]);
   const systemName = new Map(Object.entries(system).map(([name, id]) => [id, name as SystemGroupName]));
   const now = Date.now() / 1000;

@@ -11,6 +11,7 @@ import { CHANNEL_PERMISSIONS, hasMetadataAccess, type ChannelViewer } from './ac
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 import { jsonRows } from '../db/json-rows.ts';
+import { once, type RegisterContext } from '../events/state.ts';
 
 export async function getChannel(db: Executor, realmId: number, channelId: number): Promise<Channel | undefined> {
   if (!isRowId(channelId)) return undefined;
@@ -188,4 +189,14 @@ export async function channelIdByName(db: Executor, viewer: ChannelViewer, name:
   const channel = await getChannelByName(db, viewer.realm.id, name);
   if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest(`Invalid channel name '${name}'`);
   return channel.id;
+}
+
+/**
+ * The register caller's subscriptions (left ones included), read once per register call:
+ * the channel, unread and message sections each start from them.
+ */
+export function ownSubscriptions(ctx: RegisterContext): Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]> {
+  return once(ctx, 'subscriptions:own', () =>
+    ctx.svc.db.selectFrom('subscriptions').select(['channel_id', 'active', 'is_muted']).where('user_id', '=', ctx.user!.id).execute(),
+  );
 }

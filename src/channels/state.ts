@@ -4,13 +4,14 @@
 
 import { once, type RegisterContext, type State, type StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
-import { channelViewer, hasMetadataAccess, type ChannelViewer } from './access.ts';
+import { hasMetadataAccess, type ChannelViewer } from './access.ts';
+import { registerSystemGroupIds, viewerGroupIds } from '../user_groups/group-setting.ts';
 import { isGuest } from '../users/roles.ts';
 import { subscriptionData } from './listing.ts';
 import { notificationDefaults } from './events.ts';
 import { compareByName, formatChannels, type ApiChannel } from './format.ts';
 import type { Channel } from './tables.ts';
-import { defaultChannelIds, listChannels } from './queries.ts';
+import { defaultChannelIds, listChannels, ownSubscriptions } from './queries.ts';
 
 type Entry = Record<string, any>;
 const LISTS = ['subscriptions', 'unsubscribed', 'never_subscribed'] as const;
@@ -73,7 +74,10 @@ export const defaultChannelsSection: StateSection = {
 
 // The subscription and stream sections read the same channels: once per register call.
 function viewerOf(ctx: RegisterContext): Promise<ChannelViewer> {
-  return once(ctx, 'channels:viewer', () => channelViewer(ctx.svc.db, ctx.realm, ctx.user!));
+  return once(ctx, 'channels:viewer', async () => {
+    const [groups, subscriptions] = await Promise.all([viewerGroupIds(ctx), ownSubscriptions(ctx)]);
+    return { user: ctx.user!, realm: ctx.realm, groups, subscribed: new Set(subscriptions.filter((s) => s.active).map((s) => s.channel_id)) };
+  });
 }
 
 /** The organization's channels this client lists (archived ones only with the capability). */
@@ -85,7 +89,7 @@ function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
 
 /** Every listed channel formatted; each section picks the ones the caller may see. */
 function formattedChannels(ctx: RegisterContext): Promise<Map<number, ApiChannel>> {
-  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx)));
+  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx), registerSystemGroupIds(ctx)));
 }
 
 function find(list: Entry[] | undefined, streamId: number): Entry | undefined {

@@ -38,7 +38,7 @@ export const maxMessageIdSection: StateSection = {
     if (!ctx.user) return { max_message_id: -1 };
     const [rows, subscriptions] = await Promise.all([
       ctx.svc.db.selectFrom('user_messages').select('message_id').where('user_id', '=', ctx.user.id).orderBy('message_id', 'desc').limit(KEPT_IDS).execute(),
-      SubscriptionTracker.fetch(ctx.svc.db, ctx.user.id),
+      SubscriptionTracker.fetch(ctx),
     ]);
     const cache: MaxIdCache = { ids: rows.map((r) => r.message_id).reverse(), subscriptions };
     ctx.cache.set(MAX_ID_KEY, cache);

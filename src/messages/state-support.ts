@@ -1,7 +1,8 @@
 // What the message register sections share: which message events the user
 // received a copy of, and id lists as one SQL parameter.
 
-import type { Executor } from '../db/schema.ts';
+import type { RegisterContext } from '../events/state.ts';
+import { ownSubscriptions } from '../channels/queries.ts';
 import type { ServerEvent } from '../events/types.ts';
 
 /** The fields of a `message` event's message that the sections read. */
@@ -31,8 +32,9 @@ export class SubscriptionTracker {
     this.left = new Set(left);
   }
 
-  static async fetch(db: Executor, userId: number): Promise<SubscriptionTracker> {
-    const rows = await db.selectFrom('subscriptions').select(['channel_id', 'active']).where('user_id', '=', userId).execute();
+  /** Each section its own tracker (apply moves it), from the one read of the subscriptions. */
+  static async fetch(ctx: RegisterContext): Promise<SubscriptionTracker> {
+    const rows = await ownSubscriptions(ctx);
     return new SubscriptionTracker(
       rows.filter((r) => r.active).map((r) => r.channel_id),
       rows.filter((r) => !r.active).map((r) => r.channel_id),

@@ -17,6 +17,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { FLAG_BITS } from './flags.ts';
 import { VISIBILITY } from './user-topics.ts';
 import { intArray, SubscriptionTracker, type EventMessage } from './state-support.ts';
+import { ownSubscriptions } from '../channels/queries.ts';
 
 /** At most this many unread messages (the newest) are considered (digest section 4). */
 export const MAX_UNREAD_MESSAGES = 50_000;
@@ -97,9 +98,17 @@ async function unreadRows(db: Executor, userId: number, ids?: number[]): Promise
   );
 }
 
-async function fetchMuting(db: Executor, userId: number, showTopic: (topic: string) => string): Promise<Muting> {
+async function fetchMuting(
+  db: Executor,
+  userId: number,
+  showTopic: (topic: string) => string,
+  /** The user's subscriptions, when the caller has read them already. */
+  subscriptions?: Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]>,
+): Promise<Muting> {
   const [muted, topics] = await Promise.all([
-    db.selectFrom('subscriptions').select('channel_id').where('user_id', '=', userId).where('active', '=', true).where('is_muted', '=', true).execute(),
+    subscriptions
+      ? subscriptions.then((rows) => rows.filter((r) => r.active && r.is_muted))
+      : db.selectFrom('subscriptions').select('channel_id').where('user_id', '=', userId).where('active', '=', true).where('is_muted', '=', true).execute(),
     db.selectFrom('user_topics').select(['channel_id', 'topic', 'visibility_policy']).where('user_id', '=', userId).execute(),
   ]);
   return {
@@ -318,8 +327,8 @@ export const unreadSection: StateSection = {
     const showTopic = showTopicFor(ctx);
     const [rows, muting, subscriptions] = await Promise.all([
       unreadRows(ctx.svc.db, userId),
-      fetchMuting(ctx.svc.db, userId, showTopic),
-      SubscriptionTracker.fetch(ctx.svc.db, userId),
+      fetchMuting(ctx.svc.db, userId, showTopic, ownSubscriptions(ctx)),
+      SubscriptionTracker.fetch(ctx),
     ]);
     const cache: UnreadCache = {
       entries: new Map(rows.map((r) => [r.message_id, entryOfRow(r, userId, showTopic)])),

@@ -3,7 +3,7 @@ import type { Hooked } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { accessibleUsers, canAccess } from '../users/queries.ts';
+import { accessibleUsers, canAccess, type AccessibleUsers } from '../users/queries.ts';
 import { badRequest } from '../http/errors.ts';
 import { OFFLINE_THRESHOLD_SECS, PRESENCE_HISTORY_DAYS, legacyClientPresence, modernPresence, presenceDict, type PresenceRow } from './format.ts';
 
@@ -38,6 +38,8 @@ export interface PresenceOptions {
   modern: boolean;
   lastUpdateId?: number;
   historyDays?: number | null;
+  /** Whom the viewer may see, when the caller has it already. */
+  access?: AccessibleUsers;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function visiblePresenceRows(svc: Hooked, db: Executor, realm: Real
     afterUpdateId: opts.lastUpdateId,
     connectedSince: incremental ? undefined : new Date(serverTimestamp * 1000 - days * DAY_MS),
   });
-  const access = await accessibleUsers(svc, db, realm, viewer);
+  const access = opts.access ?? (await accessibleUsers(svc, db, realm, viewer));
   const rows = all.filter((r) => canAccess(access, r.user_id));
   // A loop, not Math.max(...rows): one argument per user overflows the stack in a large organization.
   const lastUpdateId = rows.length > 0 ? rows.reduce((max, r) => Math.max(max, r.last_update_id), -Infinity) : (opts.lastUpdateId ?? -1);

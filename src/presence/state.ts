@@ -5,6 +5,7 @@
 import type { RegisterContext, State, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { visiblePresenceRows } from './queries.ts';
+import { viewerAccess } from '../users/queries.ts';
 import { legacyPresence, presenceDict, type LegacyClientPresence } from './format.ts';
 
 /** Clients that take simplified presence events get the modern format (keyed by user id). */
@@ -32,6 +33,7 @@ export const presenceSection: StateSection = {
     const { rows, serverTimestamp, lastUpdateId } = await visiblePresenceRows(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, {
       modern,
       historyDays: ctx.presenceHistoryLimitDays,
+      access: await viewerAccess(ctx),
     });
     const { emails } = cacheOf(ctx);
     for (const row of rows) emails.set(row.user_id, row.email);

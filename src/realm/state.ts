@@ -6,7 +6,7 @@ import type { ServerEvent } from '../events/types.ts';
 import { GIPHY_RATING_OPTIONS, REALM_SETTING_DEFAULTS, VIDEO_CHAT_PROVIDERS } from './settings.ts';
 import { realmHost, realmIconUrl, realmLogoUrl, realmUrl, settingsOf } from './queries.ts';
 import { SERVER_THUMBNAIL_FORMATS } from '../uploads/images.ts';
-import { groupSettingValues, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
+import { groupSettingValues, registerSystemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, supportedPermissionSettings, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../users/validation.ts';
@@ -128,7 +128,7 @@ export const realmSection: StateSection = {
       groupValues[name] = values.get(groupIds[name]);
       groupSettings[`realm_${name}`] = groupValues[name];
     }
-    const system = await systemGroupIds(svc.db, realm.id);
+    const system = await registerSystemGroupIds(ctx);
     const names = Object.fromEntries(Object.entries(system).map(([name, id]) => [id, name])) as Record<number, SystemGroupName>;
     ctx.cache.set(SYSTEM_NAMES, names);
     const url = realmUrl(realm, svc.config);

@@ -1,17 +1,11 @@
 import type { Executor } from '../db/schema.ts';
 import type { ScheduledMessage } from './tables.ts';
 
-/** A user's undelivered rows of one delivery type (failed ones included), by delivery time. */
-export async function listPending(db: Executor, userId: number, deliveryType: number): Promise<ScheduledMessage[]> {
-  return db
-    .selectFrom('scheduled_messages')
-    .selectAll()
-    .where('sender_id', '=', userId)
-    .where('delivery_type', '=', deliveryType)
-    .where('delivered', '=', false)
-    .orderBy('scheduled_at')
-    .orderBy('id')
-    .execute();
+/** A user's undelivered rows (failed ones included) of one delivery type, or of all, by delivery time. */
+export async function listPending(db: Executor, userId: number, deliveryType?: number): Promise<ScheduledMessage[]> {
+  let q = db.selectFrom('scheduled_messages').selectAll().where('sender_id', '=', userId);
+  if (deliveryType !== undefined) q = q.where('delivery_type', '=', deliveryType);
+  return q.where('delivered', '=', false).orderBy('scheduled_at').orderBy('id').execute();
 }
 
 /** One of the user's own rows of a delivery type; `lock` holds it for the caller's transaction. */

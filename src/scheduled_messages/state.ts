@@ -1,9 +1,9 @@
 // Register's `scheduled_messages` and `reminders`: the user's undelivered ones
 // (failed included), by delivery time, kept current by their events.
 
-import type { StateSection } from '../events/state.ts';
+import { once, type RegisterContext, type StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
-import { DELIVERY } from './tables.ts';
+import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { listPending } from './queries.ts';
 import { formatReminder, formatScheduledMessage, type ApiReminder, type ApiScheduledMessage } from './format.ts';
 
@@ -17,11 +17,17 @@ function applyTo<T extends Keyed>(list: T[], idOf: (x: T) => number, added: T[],
   );
 }
 
+/** The caller's undelivered rows of one type; both sections' in one read per register call. */
+async function pending(ctx: RegisterContext, deliveryType: number): Promise<ScheduledMessage[]> {
+  const rows = await once(ctx, 'scheduled_messages:pending', () => listPending(ctx.svc.db, ctx.user!.id));
+  return rows.filter((r) => r.delivery_type === deliveryType);
+}
+
 export const scheduledMessagesSection: StateSection = {
   types: ['scheduled_messages'],
   async fetch(ctx) {
     if (!ctx.user) return { scheduled_messages: [] };
-    return { scheduled_messages: (await listPending(ctx.svc.db, ctx.user.id, DELIVERY.SEND_LATER)).map(formatScheduledMessage) };
+    return { scheduled_messages: (await pending(ctx, DELIVERY.SEND_LATER)).map(formatScheduledMessage) };
   },
   apply(state, event: ServerEvent) {
     if (event.type !== 'scheduled_messages') return;
@@ -35,7 +41,7 @@ export const remindersSection: StateSection = {
   types: ['reminders'],
   async fetch(ctx) {
     if (!ctx.user) return { reminders: [] };
-    return { reminders: (await listPending(ctx.svc.db, ctx.user.id, DELIVERY.REMIND)).map(formatReminder) };
+    return { reminders: (await pending(ctx, DELIVERY.REMIND)).map(formatReminder) };
   },
   apply(state, event: ServerEvent) {
     if (event.type !== 'reminders') return;

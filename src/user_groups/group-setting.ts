@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import type { SystemGroupName } from './system-groups.ts';
+import { once, type RegisterContext } from '../events/state.ts';
 
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
@@ -68,6 +69,16 @@ export async function groupMemberIds(db: Executor, groupId: number): Promise<num
 export async function systemGroupIds(db: Executor, realmId: number): Promise<Record<SystemGroupName, number>> {
   const rows = await db.selectFrom('user_groups').select(['id', 'name']).where('realm_id', '=', realmId).where('is_system_group', '=', true).execute();
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
+}
+
+/** The register caller's userGroupIds, read once per register call: several sections test them. */
+export function viewerGroupIds(ctx: RegisterContext): Promise<Set<number>> {
+  return once(ctx, 'groups:viewer', () => userGroupIds(ctx.svc.db, ctx.user!.id));
+}
+
+/** systemGroupIds, read once per register call. */
+export function registerSystemGroupIds(ctx: RegisterContext): Promise<Record<SystemGroupName, number>> {
+  return once(ctx, 'groups:system', () => systemGroupIds(ctx.svc.db, ctx.realm.id));
 }
 
 /** Direct members of each group, active users only, by id. */

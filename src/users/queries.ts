@@ -5,7 +5,8 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { ROLE } from './roles.ts';
 import { badRequest } from '../http/errors.ts';
-import { groupMemberIds, systemGroupIds, userGroupIds } from '../user_groups/group-setting.ts';
+import { groupMemberIds, systemGroupIds, userGroupIds, viewerGroupIds } from '../user_groups/group-setting.ts';
+import { once, type RegisterContext } from '../events/state.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 import { jsonRows } from '../db/json-rows.ts';
 
@@ -81,15 +82,20 @@ export async function limitingAccessGroup(db: Executor, realm: Realm): Promise<n
   return groupId;
 }
 
-export async function accessibleUsers(svc: Hooked, db: Executor, realm: Realm, viewer: User | null): Promise<AccessibleUsers> {
+export async function accessibleUsers(svc: Hooked, db: Executor, realm: Realm, viewer: User | null, groups?: Set<number>): Promise<AccessibleUsers> {
   if (viewer === null) return 'all';
   const groupId = realm.group_settings.can_access_all_users_group;
-  if (groupId === undefined || (await userGroupIds(db, viewer.id)).has(groupId)) return 'all';
+  if (groupId === undefined || (groups ?? (await userGroupIds(db, viewer.id))).has(groupId)) return 'all';
   const ids = new Set<number>([viewer.id]);
   const bots = await db.selectFrom('users').select('id').where('realm_id', '=', realm.id).where('is_bot', '=', true).execute();
   for (const b of bots) ids.add(b.id);
   for (const source of svc.hooks.userAccessSources) for (const id of await source(db, realm, viewer)) ids.add(id);
   return ids;
+}
+
+/** The register caller's accessibleUsers, once per register call (the user and presence sections filter by it). */
+export function viewerAccess(ctx: RegisterContext): Promise<AccessibleUsers> {
+  return once(ctx, 'users:access', async () => accessibleUsers(ctx.svc, ctx.svc.db, ctx.realm, ctx.user, ctx.user ? await viewerGroupIds(ctx) : undefined));
 }
 
 /**

@@ -3,7 +3,7 @@
 // `update_global_notifications` (only for clients without
 // `user_settings_object`), and the organization's `realm_user_settings_defaults`.
 
-import type { RegisterContext, StateSection } from '../events/state.ts';
+import { once, type RegisterContext, type StateSection } from '../events/state.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { getUser } from './queries.ts';
 import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, legacySettings, settingDefaults, userSettings, type UserSettings } from './settings.ts';
@@ -12,7 +12,7 @@ import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, legacySettings, settin
 async function settingsFor(ctx: RegisterContext): Promise<UserSettings> {
   if (!ctx.user) return organizationDefaults(ctx);
   // Read afresh: the authenticated row may be a few seconds old (credential cache).
-  const user = await getUser(ctx.svc.db, ctx.realm.id, ctx.user.id);
+  const user = await once(ctx, 'user:fresh', () => getUser(ctx.svc.db, ctx.realm.id, ctx.user!.id));
   return userSettings(user ?? ctx.user);
 }
 
