@@ -46,6 +46,7 @@ import { botRoutes } from './bots/routes.ts';
 import { registerIntegrationRoutes } from './integrations/routes.ts';
 import { registerImageProxyRoutes } from './previews/proxy.ts';
 import { ACCOUNTS_PREFIX, accountRoutes } from './auth/account-routes.ts';
+import { registerEmojiDataRoute } from './web_client/emoji-data.ts';
 import { WebClient } from './web_client/serve.ts';
 import { registerEmailChangeRoute } from './users/email-change-route.ts';
 import { registerHealthRoutes } from './health/routes.ts';
@@ -116,6 +117,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
   accountRoutes().install(app, svc, { prefix: ACCOUNTS_PREFIX, scheme: 'session', declaredMethodsOnly: true });
   registerAvatarRoutes(app, svc);
   registerEmojiImageRoutes(app, svc);
+  registerEmojiDataRoute(app);
   registerUploadFileRoutes(app, svc);
   registerIntegrationRoutes(app, svc);
   registerImageProxyRoutes(app, svc);

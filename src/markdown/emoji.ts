@@ -1,19 +1,23 @@
 // Unicode emoji data: which emoji exist and what they are called.
 //
 // The set of emoji and their images come from `emoji-datasource-google` (the
-// iamcal data the reference server uses). Names follow the reference server's
-// own generator: the CLDR English text-to-speech name is the canonical name and
-// the CLDR keywords are aliases (from `cldr-annotations-full` and
-// `cldr-annotations-derived-full`), with aliases dropped where they collide.
-// The reference server additionally hand-curates names for about a thousand
-// emoji; that list is not published as a package, so only the names our
-// reference material fixes are applied (NAME_OVERRIDES) — see README.md.
-// The iamcal short names of the same package (`tada`, `heart_eyes`, `joy`,
-// `+1`), which the curated list mostly keeps, are added last as aliases, so
-// that the names real clients send in reactions exist too: a name the CLDR
-// pass already gave an emoji keeps it (`smile` stays U+1F642), and iamcal's
-// hyphenated compounds (`man-girl-girl`, `flag-us`, `skin-tone-2`) and
-// REMOVED_NAMES are not names the reference server knows.
+// iamcal data the reference server uses). Names are built as the reference
+// server builds them, in this order of precedence:
+// 1. NAME_OVERRIDES: names our reference material fixes (`smile` is U+1F642).
+// 2. emoji-names.json: the reference server's hand-curated names for about a
+//    thousand emoji (code -> [canonical, ...aliases], e.g. `holiday_tree`,
+//    `big_smile`, `+1`/`thumbs_up`). Data taken from its
+//    tools/setup/emoji/emoji_names.py (EMOJI_NAME_MAPS; Apache-2.0, the
+//    version with `263a` as `smile`, before the rename to U+1F642); entries
+//    that file comments out are not names.
+// 3. CLDR for every other emoji: the English text-to-speech name is canonical
+//    and the keywords are aliases (`cldr-annotations-full` and
+//    `cldr-annotations-derived-full`), aliases dropped where they collide.
+// 4. The iamcal short names of the same package (`heart_eyes`, `thumbsup`),
+//    added last as aliases where the name is still free, so that the names real
+//    clients send in reactions exist too; iamcal's hyphenated compounds
+//    (`man-girl-girl`, `flag-us`, `skin-tone-2`) and REMOVED_NAMES are not
+//    names the reference server knows.
 //
 // Codes are dash-separated lowercase hex code points without U+FE0F, e.g.
 // `1f937-200d-2640`. Everything is built lazily on first use.
@@ -36,28 +40,19 @@ interface DatasourceEmoji {
 interface NameInfo {
   canonical: string;
   aliases: string[];
-  /** Aliases that must survive collision pruning (from NAME_OVERRIDES). */
+  /** Aliases that must survive collision pruning (curated or from NAME_OVERRIDES). */
   pinned: Set<string>;
 }
 
 /**
- * Names fixed by our reference material (zulip-api-digest.md §6 and
- * markdown-cases.json) and the targets of the emoticon translations.
+ * Names our reference material fixes where the curated table differs or is
+ * silent (zulip-api-digest.md §6 and markdown-cases.json: `:smile:` and `:)`
+ * are U+1F642, which the table's version calls `slight_smile`). They win over
+ * both the table and CLDR: a name given here leaves any other emoji that had
+ * it (U+263A keeps `relaxed`), and the name it replaces becomes an alias.
  */
 const NAME_OVERRIDES: Record<string, { canonical?: string; aliases?: string[] }> = {
   '1f642': { canonical: 'smile' },
-  '1f4a9': { canonical: 'poop' },
-  '1f641': { canonical: 'frown' },
-  '2764': { canonical: 'heart' },
-  '1f603': { canonical: 'smiley' },
-  '2b06': { canonical: 'up' },
-  '2797': { canonical: 'division' },
-  '1f610': { canonical: 'neutral' },
-  '1f615': { aliases: ['confused'] },
-  '1f609': { canonical: 'wink' },
-  '1f600': { canonical: 'grinning' },
-  '1f62e': { canonical: 'open_mouth' },
-  '1f61b': { canonical: 'stuck_out_tongue' },
 };
 
 /** iamcal names the reference server does not have (markdown-cases.json: fried_egg_emoji_nonexistent). */
@@ -94,6 +89,35 @@ function skipped(code: string): boolean {
   const cp = parseInt(code, 16);
   if (!code.includes('-') && cp >= 0x1f550 && cp <= 0x1f567 && cp !== 0x1f557) return true;
   return cp >= 0x1f3fb && cp <= 0x1f3ff && !code.includes('-');
+}
+
+/** Puts NAME_OVERRIDES on top of the curated and CLDR names. */
+function applyOverrides(infos: Map<string, NameInfo>): void {
+  for (const [code, override] of Object.entries(NAME_OVERRIDES)) {
+    const claimed = new Set([override.canonical, ...(override.aliases ?? [])].filter((n) => n !== undefined));
+    for (const [other, info] of infos) {
+      if (other === code) continue;
+      info.aliases = info.aliases.filter((a) => !claimed.has(a));
+      if (!claimed.has(info.canonical)) continue;
+      const next = info.aliases.shift();
+      if (next === undefined) infos.delete(other);
+      else info.canonical = next;
+    }
+    let info = infos.get(code);
+    if (!info) {
+      if (!override.canonical) continue;
+      info = { canonical: override.canonical, aliases: [], pinned: new Set() };
+      infos.set(code, info);
+    }
+    if (override.canonical && override.canonical !== info.canonical) {
+      info.aliases.unshift(info.canonical);
+      info.canonical = override.canonical;
+    }
+    for (const a of override.aliases ?? []) {
+      info.aliases.push(a);
+      info.pinned.add(a);
+    }
+  }
 }
 
 function cleanupName(name: string): string {
@@ -151,31 +175,60 @@ function load(): EmojiData {
     ...(JSON.parse(readFileSync(join(derivedDir, 'annotationsDerived/en/annotations.json'), 'utf8')).annotationsDerived.annotations as Annotations),
   };
 
+  const curated = require('./emoji-names.json') as Record<string, string[]>;
+
+  // Curated names first, then CLDR names for the emoji the table leaves out;
+  // Map order keeps curated entries ahead when names collide below.
   const infos = new Map<string, NameInfo>();
-  const canonicals = new Set<string>();
   const images = new Map<string, string>();
+  const named: string[] = [];
   for (const e of emoji) {
     const code = codeForUnicode(unicodeForCode(e.unified.toLowerCase()));
     images.set(code, e.image);
-    if (skipped(code) || infos.has(code)) continue;
-    const ann = cldr[unicodeForCode(code)];
-    const override = NAME_OVERRIDES[code];
-    if (!ann?.tts?.length && !override?.canonical) continue;
-    const cldrCanonical = ann?.tts?.length ? cleanupName(ann.tts[0]!.trim()) : null;
-    const aliases = (ann?.default ?? []).map((a) => cleanupName(a.trim()));
-    let canonical = cldrCanonical!;
-    if (override?.canonical) {
-      canonical = override.canonical;
-      if (cldrCanonical) aliases.unshift(cldrCanonical);
+    if (!skipped(code)) named.push(code);
+  }
+  for (const code of named) {
+    const names = curated[code];
+    if (names && !infos.has(code)) {
+      infos.set(code, { canonical: names[0]!, aliases: names.slice(1), pinned: new Set(names.slice(1)) });
     }
-    const pinned = new Set(override?.aliases ?? []);
-    aliases.push(...pinned);
-    if (canonicals.has(canonical)) continue;
-    canonicals.add(canonical);
-    infos.set(code, { canonical, aliases: [...new Set(aliases)].filter((a) => a !== canonical), pinned });
+  }
+  const curatedCodes = new Set(infos.keys());
+  for (const code of named) {
+    const ann = cldr[unicodeForCode(code)];
+    if (infos.has(code) || !ann?.tts?.length) continue;
+    const aliases = (ann.default ?? []).map((a) => cleanupName(a.trim()));
+    infos.set(code, { canonical: cleanupName(ann.tts[0]!.trim()), aliases, pinned: new Set() });
+  }
+  applyOverrides(infos);
+
+  // A name the curated table gives is not available to the CLDR pass: an
+  // emoji newer than the table whose CLDR name it took falls back to its first
+  // keyword no other emoji has (U+1F9FE `receipt` -> `accounting`). Two emoji
+  // cannot share a canonical name; the first keeps it.
+  const curatedNames = new Set<string>();
+  for (const code of curatedCodes) {
+    const info = infos.get(code);
+    if (info) for (const n of [info.canonical, ...info.aliases]) curatedNames.add(n);
+  }
+  const keywordUses = new Map<string, number>();
+  for (const info of infos.values()) for (const a of new Set(info.aliases)) keywordUses.set(a, (keywordUses.get(a) ?? 0) + 1);
+  const canonicals = new Set<string>();
+  for (const [code, info] of infos) {
+    const fromCldr = !curatedCodes.has(code);
+    if (fromCldr && curatedNames.has(info.canonical)) {
+      const free = info.aliases.find((a) => keywordUses.get(a) === 1 && !curatedNames.has(a) && !canonicals.has(a));
+      if (free !== undefined) info.canonical = free;
+    }
+    if (canonicals.has(info.canonical) || (fromCldr && curatedNames.has(info.canonical))) {
+      infos.delete(code);
+      continue;
+    }
+    canonicals.add(info.canonical);
+    info.aliases = [...new Set(info.aliases)].filter((a) => a !== info.canonical && !(fromCldr && curatedNames.has(a)));
   }
   // Aliases may not shadow a canonical name, and an alias shared by several
-  // emoji belongs to none of them (unless pinned).
+  // emoji belongs to none of them (unless pinned: curated or overridden).
   const holders = new Map<string, string[]>();
   for (const [code, info] of infos) {
     info.aliases = info.aliases.filter((a) => !canonicals.has(a));
@@ -227,6 +280,11 @@ export function emojiNameForCode(code: string): string | undefined {
 /** All names of an emoji, canonical first. */
 export function emojiNamesForCode(code: string): readonly string[] {
   return load().codeToNames.get(code) ?? [];
+}
+
+/** Every named emoji: code -> its names, canonical first. */
+export function emojiCodeToNames(): ReadonlyMap<string, readonly string[]> {
+  return load().codeToNames;
 }
 
 /** Every valid Unicode emoji name, sorted. */

@@ -399,13 +399,13 @@ test('default emoji names: only administrators may override them', async () => {
 });
 
 test('deactivate: the author or an administrator; unknown names are 404', async () => {
-  ok(await uploadPng(member, 'mine'));
-  expectError(await otherMember.delete('/realm/emoji/mine'), 'Must be an organization administrator or emoji author');
-  expectError(await moderator.delete('/realm/emoji/mine'), 'Must be an organization administrator or emoji author');
-  expectError(await guest.delete('/realm/emoji/mine'), 'Must be an organization administrator or emoji author');
-  assert.equal((await byName('mine')).deactivated, false);
-  ok(await member.delete('/realm/emoji/mine'));
-  expectError(await member.delete('/realm/emoji/mine'), "Emoji 'mine' does not exist", 'BAD_REQUEST', 404);
+  ok(await uploadPng(member, 'my_own'));
+  expectError(await otherMember.delete('/realm/emoji/my_own'), 'Must be an organization administrator or emoji author');
+  expectError(await moderator.delete('/realm/emoji/my_own'), 'Must be an organization administrator or emoji author');
+  expectError(await guest.delete('/realm/emoji/my_own'), 'Must be an organization administrator or emoji author');
+  assert.equal((await byName('my_own')).deactivated, false);
+  ok(await member.delete('/realm/emoji/my_own'));
+  expectError(await member.delete('/realm/emoji/my_own'), "Emoji 'my_own' does not exist", 'BAD_REQUEST', 404);
   expectError(await member.delete('/realm/emoji/never_was'), "Emoji 'never_was' does not exist", 'BAD_REQUEST', 404);
 
   for (const [i, client] of [admin, server.owner].entries()) {

@@ -125,7 +125,23 @@ test('unicode emoji: by name alone, with code and type, and removal by name or c
   assert.deepEqual(await reactionsOf(id), []);
 });
 
-test('the names real clients send exist (iamcal short names and CLDR names)', async () => {
+test("a name from the reference server's own table: the code is looked up", async () => {
+  const id = await channelMessage();
+  ok(await react(bob, id, { emoji_name: 'holiday_tree' }));
+  ok(await react(alice, id, { emoji_name: 'big_smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' }));
+  assert.deepEqual(
+    (await reactionsOf(id)).map((r) => [r.user_id, r.emoji_name, r.emoji_code, r.reaction_type]),
+    [
+      [bob.id, 'holiday_tree', '1f384', 'unicode_emoji'],
+      [alice.id, 'big_smile', '1f604', 'unicode_emoji'],
+    ],
+  );
+  ok(await unreact(bob, id, { emoji_name: 'holiday_tree' }));
+  // The CLDR name of an emoji the table names is not one of its names (the reference's is `tada`).
+  expectError(await react(bob, id, { emoji_name: 'party_popper' }), "Emoji 'party_popper' does not exist");
+});
+
+test('the names real clients send exist (curated, iamcal and CLDR names)', async () => {
   const id = await channelMessage();
   const names: [string, string][] = [
     ['tada', '1f389'],
@@ -136,7 +152,8 @@ test('the names real clients send exist (iamcal short names and CLDR names)', as
     ['octopus', '1f419'],
     ['-1', '1f44e'],
     ['heart', '2764'],
-    ['party_popper', '1f389'],
+    ['congratulations', '1f389'],
+    ['pleading_face', '1f97a'],
   ];
   for (const [name, code] of names) {
     ok(await react(alice, id, { emoji_name: name, emoji_code: code, reaction_type: 'unicode_emoji' }));

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { OWNER_EMAIL, OWNER_PASSWORD, startTestServer, type TestServer } from '../support/server.ts';
+import { OWNER_EMAIL, OWNER_PASSWORD, ok, startTestServer, type TestServer } from '../support/server.ts';
 import { Browser } from '../support/browser.ts';
 
 const INDEX = '<!doctype html><html><head><script type="module" src="/assets/index-3f2a1b.js"></script></head><body></body></html>';
@@ -81,6 +81,29 @@ test('misses: a missing asset is 404 (not the page); the server paths keep their
   const put = await server.app.inject({ method: 'PUT', url: '/accounts/login', headers: { host: 'confab.test' } });
   assert.equal(put.statusCode, 404);
   assert.equal(JSON.parse(put.body).result, 'error');
+});
+
+test("the emoji data register points to: every emoji's names, canonical first, without credentials", async () => {
+  const url = ok(await server.owner.post('/register', { fetch_event_types: ['realm'] })).server_emoji_data_url;
+  assert.equal(url, '/static/generated/emoji/emoji_api.json');
+  const res = await get(url);
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['content-type'], 'application/json');
+  assert.match(String(res.headers['cache-control']), /^public, max-age=\d+$/);
+  const table = res.json().code_to_names as Record<string, string[]>;
+  assert.deepEqual(Object.keys(res.json()), ['code_to_names']);
+  assert.deepEqual(table['1f600']!.slice(0, 2), ['grinning', 'happy']);
+  assert.equal(table['1f384']![0], 'holiday_tree');
+  assert.deepEqual(table['1f44d']!.slice(0, 2), ['+1', 'thumbs_up']);
+  assert.deepEqual(table['1f642']!.slice(0, 2), ['smile', 'slight_smile']);
+  assert.ok(Object.keys(table).length > 1800);
+  // Compressed when asked; unchanged data is not sent again.
+  const zipped = await get(url, { 'accept-encoding': 'gzip' });
+  assert.equal(zipped.headers['content-encoding'], 'gzip');
+  assert.deepEqual(JSON.parse(gunzipSync(zipped.rawPayload).toString()), res.json());
+  const again = await get(url, { 'if-none-match': String(res.headers.etag) });
+  assert.equal(again.statusCode, 304);
+  assert.equal(again.payload, '');
 });
 
 test('without a built client: a clear page, and the API still works', async () => {

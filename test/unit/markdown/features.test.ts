@@ -29,7 +29,7 @@ const ctx: RenderContext = {
   ],
   custom_emoji: [
     { id: 1, name: 'green_tick', source_url: '/user_avatars/2/emoji/images/1.png' },
-    { id: 2, name: 'old', source_url: '/user_avatars/2/emoji/images/2.png', deactivated: true },
+    { id: 2, name: 'old_logo', source_url: '/user_avatars/2/emoji/images/2.png', deactivated: true },
   ],
   server_url: 'http://zulip.testserver',
 };
@@ -130,7 +130,15 @@ test('emoji', () => {
   assert.equal(html('💩'), '<p><span aria-label="poop" class="emoji emoji-1f4a9" role="img" title="poop">:poop:</span></p>');
   assert.equal(html(':green_tick:'), '<p><img alt=":green_tick:" class="emoji" src="/user_avatars/2/emoji/images/1.png" title="green tick"></p>');
   assert.equal(html(':zulip:'), '<p><img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip"></p>');
-  assert.equal(html(':old: :not_an_emoji:'), '<p>:old: :not_an_emoji:</p>');
+  // The reference server's curated names, canonical and alias alike.
+  assert.equal(
+    html(':holiday_tree: 🎄 :big_smile:'),
+    '<p><span aria-label="holiday tree" class="emoji emoji-1f384" role="img" title="holiday tree">:holiday_tree:</span> ' +
+      '<span aria-label="holiday tree" class="emoji emoji-1f384" role="img" title="holiday tree">:holiday_tree:</span> ' +
+      '<span aria-label="big smile" class="emoji emoji-1f604" role="img" title="big smile">:big_smile:</span></p>',
+  );
+  assert.equal(html(':thumbs_up:'), '<p><span aria-label="thumbs up" class="emoji emoji-1f44d" role="img" title="thumbs up">:thumbs_up:</span></p>');
+  assert.equal(html(':old_logo: :not_an_emoji:'), '<p>:old_logo: :not_an_emoji:</p>');
   assert.equal(html(':)'), '<p>:)</p>');
   assert.equal(html(':)', { translate_emoticons: true }), '<p><span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span></p>');
 });
@@ -140,7 +148,7 @@ test('a text-presentation character is an emoji only with its selector or keycap
   assert.equal(
     html('©\uFE0F 1\uFE0F\u20E3'),
     '<p><span aria-label="copyright" class="emoji emoji-00a9" role="img" title="copyright">:copyright:</span> ' +
-      '<span aria-label="keycap 1" class="emoji emoji-0031-20e3" role="img" title="keycap 1">:keycap_1:</span></p>',
+      '<span aria-label="one" class="emoji emoji-0031-20e3" role="img" title="one">:one:</span></p>',
   );
 });
 

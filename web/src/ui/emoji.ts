@@ -10,7 +10,7 @@ export interface EmojiChoice {
   url?: string;
 }
 
-export const POPULAR = ['+1', 'tada', 'heart', 'joy', 'smile', 'slight_smile', 'working_on_it', 'check', 'eyes', 'thinking', 'octopus', 'rocket'];
+export const POPULAR = ['+1', 'tada', 'heart', 'joy', 'smile', 'working_on_it', 'check', 'eyes', 'thinking', 'octopus', 'rocket'];
 
 let table: [string, string][] | null = null;
 let loading: Promise<[string, string][]> | null = null;
