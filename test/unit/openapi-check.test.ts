@@ -23,7 +23,10 @@ test('events: a key the document does not allow, a wrong type, an unknown type',
 
 test('events: a key the event lists is required, unless the document or the overlay says otherwise', () => {
   // The document lists keys without `required`: every listed one is required in an event.
-  assert.throws(() => checkEvent({ type: 'reaction', op: 'add', id: 1, user_id: 2, emoji_name: 'a', emoji_code: '1f600', reaction_type: 'unicode_emoji' }), /message_id/);
+  assert.throws(
+    () => checkEvent({ type: 'reaction', op: 'add', id: 1, user_id: 2, emoji_name: 'a', emoji_code: '1f600', reaction_type: 'unicode_emoji' }),
+    /message_id/,
+  );
   assert.throws(() => checkEvent({ type: 'subscription', op: 'add', id: 1 }), /required property 'subscriptions'/);
   assert.throws(() => checkEvent({ type: 'restart', id: 1, server_generation: 1 }), /svc_feature_level/);
   // Reference names of renamed keys stay optional (COMPAT_NAMES=false leaves them out).
