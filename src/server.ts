@@ -28,6 +28,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { startRetention } from './retention/retention.ts';
 import { jobBacklog, schedulerBacklog } from './metrics/backlogs.ts';
 import { clusterServices, connectBroker, queueIdPrefix, type Broker, type Cluster } from './cluster/index.ts';
+import type { RestartEvent } from './events/types.ts';
 
 export interface RunningServer {
   svc: Services;
@@ -58,7 +59,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
   const persistQueues = config.dataDir !== ':memory:' && !cluster;
   const announceRestart = (restored: EventQueue[]) => {
     // Clients learn that the server behind their queue changed (digest 3.1).
-    const restart = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION };
+    const restart: RestartEvent = { type: 'restart', ...versionFields(config.compatNames), server_generation: SERVER_GENERATION };
     for (const queue of restored) {
       // A queue that moved twice with nothing in between (handed on by a process that was itself
       // stopping) needs one notice, of the server that holds it now: the last one is brought up to date.

@@ -12,8 +12,17 @@ export const SERVER_GENERATION = Math.floor(Date.now() / 1000);
  * spec's names, and with `compatNames` (COMPAT_NAMES) also the reference's names
  * that existing clients read, with the same values (docs/DECISIONS.md).
  */
-export function versionFields(compatNames: boolean): Record<string, string | number> {
-  const fields: Record<string, string | number> = {
+export interface VersionFields {
+  svc_version: string;
+  svc_feature_level: number;
+  svc_merge_base: string;
+  zulip_version?: string;
+  zulip_feature_level?: number;
+  zulip_merge_base?: string;
+}
+
+export function versionFields(compatNames: boolean): VersionFields {
+  const fields: VersionFields = {
     svc_version: SVC_VERSION,
     svc_feature_level: SVC_FEATURE_LEVEL,
     svc_merge_base: SVC_MERGE_BASE,

@@ -9,6 +9,11 @@ import { sql } from 'kysely';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { alertWords } from './queries.ts';
 
+export interface AlertWordsEvent {
+  type: 'alert_words';
+  alert_words: string[];
+}
+
 async function emitList(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<string[]> {
   const words = await alertWords(tx, user.id);
   emit(realm.id, { type: 'alert_words', alert_words: words }, [user.id]);

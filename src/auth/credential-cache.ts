@@ -14,6 +14,12 @@ import type { Notice } from '../events/types.ts';
 /** An internal event for caches only: its notice has an empty audience, so no queue gets it. */
 export const CREDENTIALS_CHANGED = 'credentials_changed';
 
+/** A user's API key changed: every process forgets the user's cached credentials (no client hears of it). */
+export interface CredentialsChangedEvent {
+  type: typeof CREDENTIALS_CHANGED;
+  user_id: number;
+}
+
 interface Entry {
   user: User;
   realm: Realm;

@@ -21,6 +21,14 @@ import { BOT_TYPE, INTERFACE } from './tables.ts';
 import { accessBot, botAdministrators } from './queries.ts';
 import { formatBots, serviceDicts } from './format.ts';
 import { requireAdmin, requireOwnerForOwnerRole } from '../users/access.ts';
+import type { ApiBot } from './format.ts';
+
+/** To those who administer the bot: the whole bot (add), what changed (update), or its id. */
+export interface RealmBotEvent {
+  type: 'realm_bot';
+  op: 'add' | 'update' | 'delete';
+  bot: Partial<ApiBot> & { user_id: number };
+}
 
 export interface NewBot {
   full_name: string;

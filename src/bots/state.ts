@@ -15,7 +15,7 @@ export const realmBotsSection: StateSection = {
   apply(state, event) {
     if (event.type !== 'realm_bot' || !state.realm_bots) return;
     const bots = state.realm_bots as ApiBot[];
-    const change = event.bot as Partial<ApiBot> & { user_id: number };
+    const change = event.bot;
     const index = bots.findIndex((b) => b.user_id === change.user_id);
     if (event.op === 'add') {
       if (index < 0) bots.push(structuredClone(change) as ApiBot);

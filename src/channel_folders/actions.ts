@@ -14,6 +14,14 @@ import { TEXT_BOUNDS } from '../realm/state.ts';
 import { charLength, checkNoNullCharacter, firstUnprintable } from '../channels/validation.ts';
 import { formatFolder } from './format.ts';
 import { requireAdmin } from '../users/access.ts';
+import type { ApiChannelFolder } from './format.ts';
+
+export type ChannelFolderEvent =
+  | { type: 'channel_folder'; op: 'add'; channel_folder: ApiChannelFolder }
+  | { type: 'channel_folder'; op: 'update'; channel_folder_id: number; data: Partial<ApiChannelFolder> }
+  | { type: 'channel_folder'; op: 'reorder'; order: number[] };
+
+type ChannelFolderBody = ChannelFolderEvent extends infer E ? (E extends ChannelFolderEvent ? Omit<E, 'type'> : never) : never;
 
 function checkName(raw: string): string {
   const name = raw.trim();
@@ -44,7 +52,7 @@ async function checkUnique(tx: Tx, realmId: number, name: string, exceptId?: num
   if (other && other.id !== exceptId) throw badRequest(`Channel folder '${name}' already exists`);
 }
 
-async function emitToAll(tx: Tx, emit: Emit, realm: Realm, event: Record<string, unknown>): Promise<void> {
+async function emitToAll(tx: Tx, emit: Emit, realm: Realm, event: ChannelFolderBody): Promise<void> {
   emit(realm.id, { type: 'channel_folder', ...event }, await activeUserIds(tx, realm.id));
 }
 
@@ -90,7 +98,7 @@ export async function updateFolder(
   await transact(svc, async (tx, emit) => {
     const folder = await tx.selectFrom('channel_folders').selectAll().where('realm_id', '=', realm.id).where('id', '=', folderId).executeTakeFirst();
     if (!folder) throw badRequest('Invalid channel folder ID');
-    const changes: Partial<ChannelFolder> = {};
+    const changes: Partial<Pick<ChannelFolder, 'name' | 'description' | 'rendered_description' | 'is_archived'>> = {};
     if (p.name !== undefined) {
       const name = checkName(p.name);
       if (name !== folder.name) {

@@ -1,6 +1,17 @@
 import type { ChannelFolder } from '../channels/tables.ts';
 
-export function formatFolder(f: ChannelFolder): Record<string, unknown> {
+export interface ApiChannelFolder {
+  id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  creator_id: number | null;
+  date_created: number;
+  is_archived: boolean;
+  order: number;
+}
+
+export function formatFolder(f: ChannelFolder): ApiChannelFolder {
   return {
     id: f.id,
     name: f.name,

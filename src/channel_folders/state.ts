@@ -20,7 +20,7 @@ export const channelFoldersSection: StateSection = {
       const folder = folders.find((f) => f.id === event.channel_folder_id);
       if (folder) Object.assign(folder, event.data);
     } else if (event.op === 'reorder') {
-      const order = event.order as number[];
+      const order = event.order;
       for (const f of folders) f.order = order.indexOf(f.id);
       folders.sort((a, b) => a.order - b.order || a.id - b.id);
     }

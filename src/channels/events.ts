@@ -11,6 +11,7 @@ import { formatChannels, personalSettings, type ApiChannel } from './format.ts';
 import { channelAudience, defaultChannelIds, subscriberIds } from './queries.ts';
 import { ROLE } from '../users/roles.ts';
 import { userSettings } from '../users/settings.ts';
+import type { ServerEvent } from '../events/types.ts';
 
 /** A user's notification defaults, which `null` (inherit) subscription settings mean. */
 export function notificationDefaults(user: Pick<User, 'settings' | 'timezone'>): Record<string, boolean> {
@@ -25,7 +26,7 @@ export function notificationDefaults(user: Pick<User, 'settings' | 'timezone'>):
 }
 
 /** A subscription object: the channel, the user's settings for it, and its subscribers. */
-export function subscriptionObject(channel: ApiChannel, sub: Subscription, subscribers?: number[]): Record<string, unknown> {
+export function subscriptionObject(channel: ApiChannel, sub: Subscription, subscribers?: number[]): ApiSubscription {
   return { ...channel, ...personalSettings(sub), ...(subscribers ? { subscribers } : {}) };
 }
 
@@ -59,7 +60,7 @@ export async function emitChannelsCreated(
     const object = formatted.get(channel.id)!;
     const present = subscribers?.get(channel.id) ?? [];
     const hidden = channel.is_archived ? { channel_archived: true } : {};
-    const shown = { ...object, subscriber_count: (object.subscriber_count as number) - present.length };
+    const shown = { ...object, subscriber_count: object.subscriber_count - present.length };
     emit(realm.id, { type: 'stream', op: 'create', streams: [shown] }, audience, { hidden });
     if (present.length > 0) emit(realm.id, { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: present }, audience, { hidden });
   }
@@ -83,11 +84,11 @@ export async function emitChannelUpdate(
   channel: Channel,
   property: string,
   value: unknown,
-  extra: Record<string, unknown> = {},
+  extra: StreamUpdateExtras = {},
   audience?: number[],
 ): Promise<void> {
   const users = audience ?? (await channelAudience(tx, realm, channel));
-  const event = { type: 'stream', op: 'update', stream_id: channel.id, name: channel.name, property, value, ...extra };
+  const event: ServerEvent = { type: 'stream', op: 'update', stream_id: channel.id, name: channel.name, property, value, ...extra };
   const hidden: Record<string, unknown> = {};
   // Clients that do not know archived channels learn of an archiving as a deletion, and of nothing after it.
   if (property === 'is_archived') {
@@ -119,7 +120,7 @@ export async function emitSubscriptionsAdded(
     ),
   ]);
   // One event per user, and archived channels apart: not every client knows them.
-  const groups = new Map<string, { user: User; archived: boolean; subs: Record<string, unknown>[] }>();
+  const groups = new Map<string, { user: User; archived: boolean; subs: ApiSubscription[] }>();
   for (const a of added) {
     const key = `${a.user.id}:${a.channel.is_archived}`;
     const entry = groups.get(key) ?? { user: a.user, archived: a.channel.is_archived, subs: [] };
@@ -248,3 +249,31 @@ export async function emitDefaultChannels(tx: Tx, emit: Emit, realm: Realm): Pro
     users.map((u) => u.id),
   );
 }
+
+/** The companions the reference sends with some `stream/update` properties. */
+export interface StreamUpdateExtras {
+  rendered_description?: string;
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+}
+
+/** A subscription object as events and register carry it: the channel, the user's settings, maybe subscribers. */
+export type ApiSubscription = ApiChannel & { subscribers?: number[] };
+
+export type StreamEvent =
+  | { type: 'stream'; op: 'create'; streams: ApiChannel[] }
+  | { type: 'stream'; op: 'delete'; streams: { stream_id: number }[]; stream_ids: number[] }
+  | ({ type: 'stream'; op: 'update'; stream_id: number; name: string; property: string; value: unknown } & StreamUpdateExtras);
+
+export type SubscriptionEvent =
+  | { type: 'subscription'; op: 'add'; subscriptions: ApiSubscription[] }
+  | { type: 'subscription'; op: 'remove'; subscriptions: { name: string; stream_id: number }[] }
+  | { type: 'subscription'; op: 'update'; stream_id: number; property: string; value: unknown }
+  | { type: 'subscription'; op: 'peer_add' | 'peer_remove'; stream_ids: number[]; user_ids: number[] };
+
+export interface DefaultStreamsEvent {
+  type: 'default_streams';
+  default_streams: number[];
+}
+
+export type ChannelEvent = StreamEvent | SubscriptionEvent | DefaultStreamsEvent;

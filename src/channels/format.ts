@@ -39,7 +39,7 @@ const POST_POLICY: Partial<Record<SystemGroupName, number>> = {
   'role:moderators': 4,
 };
 
-export type ApiChannel = Record<string, unknown> & { stream_id: number; name: string };
+export type ApiChannel = Record<string, unknown> & { stream_id: number; name: string; subscriber_count: number };
 
 export async function formatChannels(
   svc: Hooked,

@@ -3,7 +3,7 @@
 // channel event updates them.
 
 import { once, type RegisterContext, type State, type StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { StreamEvent, SubscriptionEvent } from './events.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { registerSystemGroupIds, viewerGroupIds } from '../user_groups/group-setting.ts';
 import { isGuest } from '../users/roles.ts';
@@ -50,11 +50,11 @@ export const streamSection: StateSection = {
     if (event.type === 'stream') applyStreamEvent(state, event, ['streams'], ctx);
     if (event.type === 'subscription') {
       // The subscriber's own change is not announced to them as a peer change: counts follow here.
-      if (event.op === 'add') for (const sub of event.subscriptions as Entry[]) setCount(state.streams, sub.stream_id, sub.subscriber_count);
-      if (event.op === 'remove') for (const sub of event.subscriptions as Entry[]) addToCount(state.streams, sub.stream_id, -1);
+      if (event.op === 'add') for (const sub of event.subscriptions) setCount(state.streams, sub.stream_id, sub.subscriber_count);
+      if (event.op === 'remove') for (const sub of event.subscriptions) addToCount(state.streams, sub.stream_id, -1);
       if (event.op === 'peer_add' || event.op === 'peer_remove') {
-        const delta = (event.user_ids as number[]).length * (event.op === 'peer_add' ? 1 : -1);
-        for (const id of event.stream_ids as number[]) addToCount(state.streams, id, delta);
+        const delta = event.user_ids.length * (event.op === 'peer_add' ? 1 : -1);
+        for (const id of event.stream_ids) addToCount(state.streams, id, delta);
       }
     }
   },
@@ -127,10 +127,10 @@ function withSubscribers(entry: Entry, subscribers: number[] | undefined, ctx: R
   return { ...rest, subscribers };
 }
 
-function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterContext): void {
+function applySubscriptionEvent(state: State, event: SubscriptionEvent, ctx: RegisterContext): void {
   switch (event.op) {
     case 'add':
-      for (const sub of event.subscriptions as Entry[]) {
+      for (const sub of event.subscriptions) {
         removeFrom(state, 'unsubscribed', new Set([sub.stream_id]));
         removeFrom(state, 'never_subscribed', new Set([sub.stream_id]));
         insertSorted(state, 'subscriptions', withSubscribers(sub, sub.subscribers, ctx));
@@ -138,7 +138,7 @@ function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterC
       }
       break;
     case 'remove':
-      for (const { stream_id } of event.subscriptions as Entry[]) {
+      for (const { stream_id } of event.subscriptions) {
         for (const entry of removeFrom(state, 'subscriptions', new Set([stream_id]))) {
           entry.subscriber_count -= 1;
           if (entry.subscribers) entry.subscribers = entry.subscribers.filter((id: number) => id !== ctx.user?.id);
@@ -147,17 +147,17 @@ function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterC
       }
       break;
     case 'update': {
-      const entry = find(state.subscriptions, event.stream_id as number);
-      if (entry) entry[event.property as string] = event.value;
+      const entry = find(state.subscriptions, event.stream_id);
+      if (entry) entry[event.property] = event.value;
       break;
     }
     case 'peer_add':
     case 'peer_remove':
-      for (const streamId of event.stream_ids as number[]) {
+      for (const streamId of event.stream_ids) {
         for (const key of LISTS) {
           const entry = find(state[key], streamId);
           if (!entry) continue;
-          const ids = event.user_ids as number[];
+          const ids = event.user_ids;
           const list = entry.subscribers ? 'subscribers' : entry.partial_subscribers ? 'partial_subscribers' : undefined;
           const before = new Set<number>(list ? entry[list] : []);
           if (list) {
@@ -173,8 +173,8 @@ function applySubscriptionEvent(state: State, event: ServerEvent, ctx: RegisterC
 }
 
 /** Properties a `stream/update` carries, and the companions that come with them. */
-function applyUpdate(entry: Entry, event: ServerEvent): void {
-  entry[event.property as string] = event.value;
+function applyUpdate(entry: Entry, event: Extract<StreamEvent, { op: 'update' }>): void {
+  entry[event.property] = event.value;
   if (event.property === 'description') entry.rendered_description = event.rendered_description;
   if (event.property === 'invite_only' || event.property === 'is_web_public' || event.property === 'history_public_to_subscribers') {
     entry.history_public_to_subscribers = event.history_public_to_subscribers;
@@ -182,20 +182,20 @@ function applyUpdate(entry: Entry, event: ServerEvent): void {
   }
 }
 
-function applyStreamEvent(state: State, event: ServerEvent, keys: readonly string[], ctx: RegisterContext): void {
+function applyStreamEvent(state: State, event: StreamEvent, keys: readonly string[], ctx: RegisterContext): void {
   if (event.op === 'create') {
-    for (const channel of event.streams as Entry[]) {
+    for (const channel of event.streams) {
       if (keys.includes('streams')) insertSorted(state, 'streams', channel);
       if (!keys.includes('never_subscribed')) continue;
       const known = LISTS.some((k) => find(state[k], channel.stream_id));
       if (!known) insertSorted(state, 'never_subscribed', withSubscribers(channel, [], ctx));
     }
   } else if (event.op === 'delete') {
-    const ids = new Set(event.stream_ids as number[]);
+    const ids = new Set(event.stream_ids);
     for (const key of keys) removeFrom(state, key, ids);
   } else if (event.op === 'update') {
     for (const key of keys) {
-      const entry = find(state[key], event.stream_id as number);
+      const entry = find(state[key], event.stream_id);
       if (entry) applyUpdate(entry, event);
       if (event.property === 'name') state[key]?.sort(compareByName);
     }

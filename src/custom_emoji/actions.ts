@@ -20,6 +20,13 @@ import { emojiDict } from './format.ts';
 import { IMAGE_TYPES, inspectImage, stillImage } from './image.ts';
 import { emojiKey } from './format.ts';
 import { sql } from 'kysely';
+import type { ApiRealmEmoji } from './format.ts';
+
+export interface RealmEmojiEvent {
+  type: 'realm_emoji';
+  op: 'update';
+  realm_emoji: Record<string, ApiRealmEmoji>;
+}
 
 /** The reference server's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;

@@ -15,7 +15,7 @@ import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/qu
 import { prerenderHtml } from '../rendering/index.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, hasFieldData, isRenderable, LIMITS } from './field-types.ts';
 import { countSummaryFields, getField, getValue, labelInUse, listFields, nextOrder } from './queries.ts';
-import { formatField } from './format.ts';
+import { formatField, type ApiCustomProfileField } from './format.ts';
 import {
   checkFieldDefinition,
   checkValue,
@@ -26,6 +26,12 @@ import {
   type ProfileDataEntry,
 } from './validation.ts';
 import { requireAdmin } from '../users/access.ts';
+import type { Person } from '../users/events.ts';
+
+export interface CustomProfileFieldsEvent {
+  type: 'custom_profile_fields';
+  fields: ApiCustomProfileField[];
+}
 
 const SUMMARY_FULL = `Only ${LIMITS.summaryFields} custom profile fields can be displayed in the profile summary.`;
 const LABEL_IN_USE = 'A field with that label already exists.';
@@ -52,7 +58,7 @@ async function valueAudience(svc: Hooked, tx: Tx, realm: Realm, subject: User, a
 
 /** The `custom_profile_field` facet of a realm_user update; a null value means "removed". */
 function notifyValue(emit: Emit, realmId: number, audience: number[], userId: number, fieldId: number, value: string | null, rendered: string | null): void {
-  const facet: Record<string, unknown> = { id: fieldId, value };
+  const facet: NonNullable<Person['custom_profile_field']> = { id: fieldId, value };
   if (rendered) facet.rendered_value = rendered;
   emit(realmId, { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } }, audience);
 }

@@ -1,7 +1,19 @@
 import type { CustomProfileField } from './tables.ts';
 
 /** The API shape of a field (GET /realm/profile_fields, register, events). */
-export function formatField(f: CustomProfileField): Record<string, unknown> {
+export interface ApiCustomProfileField {
+  id: number;
+  name: string;
+  type: number;
+  hint: string;
+  field_data: string;
+  order: number;
+  required: boolean;
+  editable_by_user: boolean;
+  display_in_profile_summary?: true;
+}
+
+export function formatField(f: CustomProfileField): ApiCustomProfileField {
   return {
     id: f.id,
     name: f.name,

@@ -5,12 +5,12 @@
 import type { Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import type { Services } from '../services.ts';
-import type { Notice, ServerEvent } from '../events/types.ts';
+import type { Notice, ProcessEvent, ServerEvent } from '../events/types.ts';
 import { isRaceLost } from './errors.ts';
 
 export type Tx = Transaction<Database>;
 
-export type Emit = (realmId: number, event: ServerEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>) => void;
+export type Emit = (realmId: number, event: ServerEvent | ProcessEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>) => void;
 
 /**
  * Attempts of one action. A transaction that lost a race (a unique index took a

@@ -17,6 +17,11 @@ import { formatDraft, type ApiDraft } from './format.ts';
 import { listDrafts } from './queries.ts';
 import type { DraftInput } from './validation.ts';
 
+export type DraftsEvent =
+  | { type: 'drafts'; op: 'add'; drafts: ApiDraft[] }
+  | { type: 'drafts'; op: 'update'; draft: ApiDraft }
+  | { type: 'drafts'; op: 'remove'; draft_id: number };
+
 /** Drafts work only while the user synchronizes them. */
 async function checkSynchronizing(db: Executor, realm: Realm, actor: User): Promise<User> {
   // Read afresh: the authenticated row may be a few seconds old.

@@ -16,7 +16,7 @@ export const draftsSection: StateSection = {
     let drafts = state.drafts as ApiDraft[];
     if (event.type === 'drafts') {
       if (event.op === 'add' || event.op === 'update') {
-        const incoming = event.op === 'add' ? (event.drafts as ApiDraft[]) : [event.draft as ApiDraft];
+        const incoming = event.op === 'add' ? event.drafts : [event.draft];
         const ids = new Set(incoming.map((d) => d.id));
         drafts = [...drafts.filter((d) => !ids.has(d.id)), ...incoming];
       } else if (event.op === 'remove') {

@@ -38,9 +38,6 @@ export class LocalEventBus implements EventPublisher {
     // A deactivated user hears nothing more, so their queues would drift from the truth: they go,
     // and a reactivated client registers afresh (its old queue id is BAD_EVENT_QUEUE_ID).
     const { event } = notice;
-    const person = event.person as { user_id?: number; is_active?: boolean } | undefined;
-    if (event.type === 'realm_user' && event.op === 'update' && person?.is_active === false && person.user_id !== undefined) {
-      this.#queues.dropUser(person.user_id);
-    }
+    if (event.type === 'realm_user' && event.op === 'update' && event.person.is_active === false) this.#queues.dropUser(event.person.user_id);
   }
 }

@@ -44,9 +44,7 @@ export interface QueueOptions {
   lifespanMs: number;
 }
 
-export interface QueuedEvent extends ServerEvent {
-  id: number;
-}
+export type QueuedEvent = ServerEvent & { id: number };
 
 export interface SavedQueue {
   id: string;

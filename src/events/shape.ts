@@ -5,6 +5,10 @@
 
 import type { Capability, EventQueue } from './queue.ts';
 import type { Notice, ServerEvent } from './types.ts';
+import type { ApiChannel } from '../channels/format.ts';
+import type { ApiUserGroup } from '../user_groups/format.ts';
+import type { ModernPresence } from '../presence/format.ts';
+import type { LegacySettingsEvent } from '../users/events.ts';
 import { narrowMatches } from './narrow.ts';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -12,6 +16,8 @@ export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 /** The events a queue receives for a notice: none, one, or (legacy forms) several. */
 export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
   const { event } = notice;
+  // Between processes only (credentials_changed): no queue gets it.
+  if (!isClientEvent(event)) return [];
   const o = queue.options;
   const caps = o.capabilities;
   const userId = o.userId;
@@ -28,12 +34,12 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
 
   switch (event.type) {
     case 'message': {
-      const message = { ...(event.message as Record<string, unknown>) };
+      const message = { ...event.message };
       if (!o.applyMarkdown && typeof hidden.raw_content === 'string') {
         message.content = hidden.raw_content;
         message.content_type = 'text/x-markdown';
       }
-      const flags = (notice.perUser?.[userId]?.flags as string[] | undefined) ?? [];
+      const flags = notice.perUser?.[userId]?.flags ?? [];
       if (!narrowMatches(o.narrow, message, flags)) return [];
       const shaped: ServerEvent = { type: 'message', message, flags };
       if (notice.localEcho && notice.localEcho.queueId === queue.id) shaped.local_message_id = notice.localEcho.localId;
@@ -44,18 +50,17 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
     case 'realm_user': {
       // An "Unknown user" placeholder for a newcomer the viewer may not see: only lists that keep them.
       if (hidden.inaccessible_user === true && caps.user_list_incomplete) return [];
-      const person = event.person as Record<string, unknown> | undefined;
-      if (person && 'avatar_url' in person) {
-        const copy = { ...person };
+      if (event.op !== 'remove' && 'avatar_url' in event.person) {
+        const copy = { ...event.person };
         nullAvatarIfComputable(o.clientSvcavatar, userId, hidden, copy);
-        out = [{ ...out[0], person: copy }];
+        out = [{ ...event, person: copy }];
       }
       break;
     }
     case 'delete_message': {
       if (!caps.bulk_message_deletion) {
-        const { message_ids, ...rest } = out[0];
-        out = (message_ids as number[]).map((message_id) => ({ ...rest, message_id }));
+        const { message_ids = [], ...rest } = event;
+        out = message_ids.map((message_id) => ({ ...rest, message_id }));
       }
       break;
     }
@@ -67,9 +72,8 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
       break;
     case 'user_group': {
       if (caps.include_deactivated_groups) break;
-      const data = event.data as Record<string, unknown> | undefined;
-      if (event.op === 'update' && data?.deactivated === true) out = [{ type: 'user_group', op: 'remove', group_id: event.group_id }];
-      else if (event.op === 'update' && data?.deactivated === false) out = [{ type: 'user_group', op: 'add', group: hidden.group }];
+      if (event.op === 'update' && event.data.deactivated === true) out = [{ type: 'user_group', op: 'remove', group_id: event.group_id }];
+      else if (event.op === 'update' && event.data.deactivated === false) out = [{ type: 'user_group', op: 'add', group: hidden.group as ApiUserGroup }];
       else if (hidden.group_deactivated === true) return [];
       break;
     }
@@ -78,35 +82,36 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
       if (event.op === 'update' && event.property === 'is_archived') {
         out =
           event.value === true
-            ? [{ type: 'stream', op: 'delete', streams: hidden.streams, stream_ids: [event.stream_id] }]
-            : [{ type: 'stream', op: 'create', streams: hidden.streams }];
+            ? [{ type: 'stream', op: 'delete', streams: hidden.streams as { stream_id: number }[], stream_ids: [event.stream_id] }]
+            : [{ type: 'stream', op: 'create', streams: hidden.streams as ApiChannel[] }];
       }
       break;
     }
     case 'subscription': {
       if (event.op === 'add' && !caps.notification_settings_null && hidden.notification_defaults) {
         const defaults = hidden.notification_defaults as Record<string, boolean>;
-        const subs = (event.subscriptions as Record<string, unknown>[]).map((s) => {
-          const copy = { ...s };
+        const subs = event.subscriptions.map((s) => {
+          const copy: Record<string, unknown> & typeof s = { ...s };
           for (const [k, v] of Object.entries(defaults)) if (copy[k] === null) copy[k] = v;
           return copy;
         });
-        out = [{ ...out[0], subscriptions: subs }];
+        out = [{ ...event, subscriptions: subs }];
       }
       break;
     }
     case 'presence': {
       if (caps.simplified_presence_events) {
-        out = [{ type: 'presence', presences: hidden.presences }];
-      } else if (o.slimPresence) {
-        const { email: _email, ...rest } = out[0];
-        out = [rest];
+        out = [{ type: 'presence', presences: hidden.presences as Record<string, ModernPresence> }];
+      } else if (o.slimPresence && 'email' in event) {
+        // The slim form: no email (an event type of its own in the reference's terms).
+        const { email: _email, ...rest } = event;
+        out = [rest as ServerEvent];
       }
       break;
     }
     case 'user_settings': {
       // Clients from before the settings object also get the legacy event.
-      if (!caps.user_settings_object && hidden.legacy) out.push(hidden.legacy as ServerEvent);
+      if (!caps.user_settings_object && hidden.legacy) out.push(hidden.legacy as LegacySettingsEvent);
       break;
     }
   }
@@ -130,20 +135,24 @@ function nullAvatarIfComputable(clientSvcavatar: boolean, userId: number, hidden
   if (nullable === 'all' || nullable.includes(userId)) target.avatar_url = null;
 }
 
-const display = (topic: unknown) => (topic === '' ? EMPTY_TOPIC_DISPLAY_NAME : topic);
+const display = <T>(topic: T): T | string => (topic === '' ? EMPTY_TOPIC_DISPLAY_NAME : topic);
+
+/** Whether an event is for clients (not one between processes only). */
+export function isClientEvent(event: Notice['event']): event is ServerEvent {
+  return event.type !== 'credentials_changed';
+}
 
 /** Without `empty_topic_name`, the empty topic reads as "general chat" (spec convention 6). */
 export function showEmptyTopic(event: ServerEvent): ServerEvent {
   switch (event.type) {
     case 'message': {
-      const message = event.message as Record<string, unknown>;
+      const { message } = event;
       return message.type === 'stream' && message.subject === '' ? { ...event, message: { ...message, subject: display('') } } : event;
     }
     case 'update_message': {
       const copy = { ...event };
-      if ('orig_subject' in copy) copy.orig_subject = display(copy.orig_subject);
-      if ('subject' in copy) copy.subject = display(copy.subject);
-      if ('topic' in copy) copy.topic = display(copy.topic);
+      if (copy.orig_subject !== undefined) copy.orig_subject = display(copy.orig_subject);
+      if (copy.subject !== undefined) copy.subject = display(copy.subject);
       return copy;
     }
     case 'delete_message':
@@ -152,11 +161,11 @@ export function showEmptyTopic(event: ServerEvent): ServerEvent {
     case 'user_topic':
       return { ...event, topic_name: display(event.topic_name) };
     case 'typing_edit_message': {
-      const recipient = event.recipient as Record<string, unknown> | undefined;
-      return recipient && 'topic' in recipient ? { ...event, recipient: { ...recipient, topic: display(recipient.topic) } } : event;
+      const { recipient } = event;
+      return 'topic' in recipient ? { ...event, recipient: { ...recipient, topic: display(recipient.topic) } } : event;
     }
     case 'update_message_flags': {
-      const details = event.message_details as Record<string, Record<string, unknown>> | undefined;
+      const details = event.message_details;
       if (!details) return event;
       const shown = Object.fromEntries(Object.entries(details).map(([id, d]) => [id, 'topic' in d ? { ...d, topic: display(d.topic) } : d]));
       return { ...event, message_details: shown };

@@ -23,6 +23,11 @@ import { consentingUserIds, exportRealm } from './export.ts';
 import { EXPORT_TYPE, type RealmExport } from './tables.ts';
 import { requireAdmin } from '../users/access.ts';
 
+export interface RealmExportEvent {
+  type: 'realm_export';
+  exports: ReturnType<typeof formatExport>[];
+}
+
 const epoch = (d: Date | null) => (d === null ? null : d.getTime() / 1000);
 
 /** The reference's RealmExport object. */

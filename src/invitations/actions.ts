@@ -42,6 +42,11 @@ import {
   sentInLastDay,
 } from './queries.ts';
 
+/** Tells administrators and referrers to fetch the invitation list again. */
+export interface InvitesChangedEvent {
+  type: 'invites_changed';
+}
+
 /** Members younger than this may not invite into an organization anyone can join (digest 5.5). */
 const MIN_INVITER_AGE_DAYS = 3;
 

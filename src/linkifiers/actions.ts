@@ -10,8 +10,14 @@ import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { listLinkifiers } from './queries.ts';
+import type { Linkifier } from '../markdown/index.ts';
 import { DUPLICATE_PATTERN, linkifierErrors, NON_FIELD_ERRORS, validationFailure } from './validation.ts';
 import { requireAdmin } from '../users/access.ts';
+
+export interface RealmLinkifiersEvent {
+  type: 'realm_linkifiers';
+  realm_linkifiers: Linkifier[];
+}
 
 export interface LinkifierInput {
   pattern: string;

@@ -13,6 +13,7 @@ import { emitChannelUpdate } from '../channels/events.ts';
 import { firstMessageId, messageAudience } from './changes.ts';
 import { intArray } from './state-support.ts';
 import { messageToChange, checkCanDelete } from './access.ts';
+import type { DeleteMessageEvent } from './events.ts';
 
 export async function deleteMessage(svc: Services, realm: Realm, actor: User, messageId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
@@ -46,7 +47,7 @@ export async function deleteMessages(
     .where('id', '=', sql<number>`any(${intArray(ids)})`)
     .execute();
   // One event, with every id; the shaper splits it for clients without bulk_message_deletion.
-  const event = channel
+  const event: DeleteMessageEvent = channel
     ? { type: 'delete_message', message_ids: ids, message_type: 'stream', stream_id: channel.id, topic: messages[0].topic }
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });

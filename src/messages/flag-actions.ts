@@ -23,6 +23,7 @@ import { topicParameter } from './validation.ts';
 import { unreadDetails } from './unread.ts';
 import { intArray } from './state-support.ts';
 import { checkFlagAccess } from './access.ts';
+import type { UpdateMessageFlagsEvent } from './events.ts';
 
 export type FlagOp = 'add' | 'remove';
 
@@ -39,7 +40,7 @@ export function checkFlagChange(flag: string, op: string): FlagChange {
   return { flag: flag as FlagName, op };
 }
 
-export function flagEvent(change: FlagChange, messages: number[], all = false): Record<string, unknown> & { type: string } {
+export function flagEvent(change: FlagChange, messages: number[], all = false): UpdateMessageFlagsEvent {
   return { type: 'update_message_flags', op: change.op, operation: change.op, flag: change.flag, messages, all };
 }
 

@@ -19,6 +19,9 @@ export interface ApiMessage extends Record<string, unknown> {
   id: number;
   type: 'stream' | 'private';
   subject: string;
+  sender_id: number;
+  stream_id?: number;
+  display_recipient: string | { id: number }[];
 }
 
 export interface FormatOptions {
@@ -147,7 +150,7 @@ export async function formatMessages(
       sender_realm_str: realm.string_id,
       display_recipient: isChannel ? channelName.get(m.channel_id!)! : displayDm.get(m.recipient_id)!,
       type: isChannel ? 'stream' : 'private',
-      ...(isChannel ? { stream_id: m.channel_id } : {}),
+      ...(isChannel ? { stream_id: m.channel_id! } : {}),
       avatar_url: avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar),
       content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
     };

@@ -8,13 +8,13 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { DeleteMessageEvent } from './events.ts';
 import { FLAG_BITS } from './flags.ts';
 import { SubscriptionTracker, type EventMessage } from './state-support.ts';
 
 /** Ids of messages a `delete_message` event removes (bulk form or one per event). */
-function deletedIds(event: ServerEvent): number[] {
-  return (event.message_ids as number[] | undefined) ?? [event.message_id as number];
+function deletedIds(event: DeleteMessageEvent): number[] {
+  return event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
 }
 
 const byId = (a: number, b: number) => a - b;

@@ -14,6 +14,7 @@ import { validate } from '../http/params.ts';
 import { channelViewer } from '../channels/access.ts';
 import { copyHolders } from './changes.ts';
 import { messageToChange } from './access.ts';
+import type { SubmessageEvent } from './events.ts';
 
 export interface ApiSubmessage {
   id: number;
@@ -142,7 +143,14 @@ export async function addSubmessage(svc: Services, realm: Realm, user: User, req
       .values({ realm_id: realm.id, message_id: message.id, sender_id: user.id, msg_type: req.msg_type, content: req.content })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const event = { type: 'submessage', msg_type: req.msg_type, message_id: message.id, submessage_id: row.id, sender_id: user.id, content: req.content };
+    const event: SubmessageEvent = {
+      type: 'submessage',
+      msg_type: req.msg_type,
+      message_id: message.id,
+      submessage_id: row.id,
+      sender_id: user.id,
+      content: req.content,
+    };
     // As the reference: those with a copy of the message hear of it.
     emit(realm.id, event, [...(await copyHolders(tx, [message.id]))]);
   });

@@ -2,7 +2,6 @@
 // deprecated `muted_topics` list (`[[channel_name, topic, timestamp]]`).
 
 import type { RegisterContext, StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { channelNamesById } from '../channels/queries.ts';
 import { compareMutedTopics, compareUserTopics, mutedTopics, userTopics, VISIBILITY, type MutedTopicEntry, type UserTopicEntry } from './user-topics.ts';
@@ -21,7 +20,7 @@ export const userTopicsSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'user_topic') return;
-    const { id: _id, type: _type, ...entry } = event as ServerEvent & UserTopicEntry;
+    const { type: _type, ...entry } = event;
     const list = (state.user_topics as UserTopicEntry[]).filter((e) => !(e.stream_id === entry.stream_id && sameTopic(e.topic_name, entry.topic_name)));
     if (entry.visibility_policy !== VISIBILITY.INHERIT) list.push(entry);
     state.user_topics = list.sort(compareUserTopics);

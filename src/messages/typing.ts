@@ -18,6 +18,7 @@ import { checkCanPost } from './send.ts';
 import { normalizeTopic } from './validation.ts';
 import { intArray } from './state-support.ts';
 import { canSee } from './access.ts';
+import type { TypingEditMessageEvent, TypingEvent } from './events.ts';
 
 /** Larger channels get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
@@ -71,7 +72,7 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
     if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest('Invalid channel ID');
     checkCanPost(viewer, channel);
     const topic = normalizeTopic(req.topic);
-    const event = { type: 'typing', op: req.op, message_type: 'stream', sender: senderRef, stream_id: channel.id, topic };
+    const event: TypingEvent = { type: 'typing', op: req.op, message_type: 'stream', sender: senderRef, stream_id: channel.id, topic };
     publish(svc, realm, event, await channelListeners(svc.db, realm.id, channel.id, sender));
     return;
   }
@@ -92,7 +93,7 @@ export async function setTypingStatus(svc: Services, realm: Realm, sender: User,
   }
   // Everyone in the conversation, the typist included (clients identify the conversation by it).
   const recipients = users.sort((a, b) => a.id - b.id).map((u) => ({ user_id: u.id, email: u.email }));
-  const event = { type: 'typing', op: req.op, message_type: 'direct', sender: senderRef, recipients };
+  const event: TypingEvent = { type: 'typing', op: req.op, message_type: 'direct', sender: senderRef, recipients };
   publish(svc, realm, event, await listeners(svc.db, realm.id, ids, sender));
 }
 
@@ -102,19 +103,19 @@ export async function setEditTypingStatus(svc: Services, realm: Realm, user: Use
   const message = await svc.db.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', messageId).executeTakeFirst();
   if (!message || !(await canSee(svc.db, { realm, viewer }, message))) throw badRequest('Invalid message(s)');
   const settings = userSettings(user);
-  const base = { type: 'typing_edit_message', op, sender_id: user.id, message_id: message.id };
+  const base = { type: 'typing_edit_message' as const, op, sender_id: user.id, message_id: message.id };
   if (message.channel_id !== null) {
     // Editing needs current access to the channel, not just an old copy of the message.
     const channel = await getChannel(svc.db, realm.id, message.channel_id);
     if (!channel || !hasContentAccess(viewer, channel)) throw badRequest('Invalid message(s)');
     if (!settings.send_stream_typing_notifications) throw badRequest(CHANNEL_DISABLED);
-    const event = { ...base, recipient: { type: 'channel', channel_id: channel.id, topic: message.topic } };
+    const event: TypingEditMessageEvent = { ...base, recipient: { type: 'channel', channel_id: channel.id, topic: message.topic } };
     publish(svc, realm, event, await channelListeners(svc.db, realm.id, channel.id, user));
     return;
   }
   if (!settings.send_private_typing_notifications) throw badRequest(DIRECT_DISABLED);
   const holders = await svc.db.selectFrom('user_messages').select('user_id').where('message_id', '=', message.id).orderBy('user_id').execute();
   const userIds = holders.map((h) => h.user_id);
-  const event = { ...base, recipient: { type: 'direct', user_ids: userIds } };
+  const event: TypingEditMessageEvent = { ...base, recipient: { type: 'direct', user_ids: userIds } };
   publish(svc, realm, event, await listeners(svc.db, realm.id, userIds, user));
 }

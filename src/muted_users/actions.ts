@@ -11,6 +11,12 @@ import { accessUser } from '../users/queries.ts';
 import { FLAG_BITS } from '../messages/flags.ts';
 import { flagEvent } from '../messages/flag-actions.ts';
 import { mutedUsers } from './queries.ts';
+import type { MutedUserEntry } from './queries.ts';
+
+export interface MutedUsersEvent {
+  type: 'muted_users';
+  muted_users: MutedUserEntry[];
+}
 
 /** Bots, deactivated users and the system bots can be muted, as in the reference. */
 const MUTABLE = { allowBots: true, allowDeactivated: true, allowSystemBots: true } as const;

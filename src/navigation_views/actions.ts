@@ -8,6 +8,12 @@ import type { User } from '../users/tables.ts';
 import { transact, type Tx } from '../db/transact.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { BUILT_IN_VIEW_FRAGMENTS, formatNavigationView } from './format.ts';
+import type { ApiNavigationView } from './format.ts';
+
+export type NavigationViewEvent =
+  | { type: 'navigation_view'; op: 'add'; navigation_view: ApiNavigationView }
+  | { type: 'navigation_view'; op: 'update'; fragment: string; data: { name?: string | null; is_pinned?: boolean } }
+  | { type: 'navigation_view'; op: 'remove'; fragment: string };
 
 const alreadyExists = () => badRequest('Navigation view already exists.');
 

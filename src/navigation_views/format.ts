@@ -17,6 +17,12 @@ export const MAX_FRAGMENT_LENGTH = 1000;
 export const MAX_VIEW_NAME_LENGTH = 100;
 
 /** The API shape: `name` is omitted for built-in views (spec "Navigation view"). */
-export function formatNavigationView(v: NavigationView): Record<string, unknown> {
+export interface ApiNavigationView {
+  fragment: string;
+  is_pinned: boolean;
+  name?: string;
+}
+
+export function formatNavigationView(v: NavigationView): ApiNavigationView {
   return { fragment: v.fragment, is_pinned: v.is_pinned, ...(v.name !== null ? { name: v.name } : {}) };
 }

@@ -2,7 +2,7 @@
 
 import type { StateSection } from '../events/state.ts';
 import { listNavigationViews } from './queries.ts';
-import { formatNavigationView } from './format.ts';
+import { formatNavigationView, type ApiNavigationView } from './format.ts';
 
 export const navigationViewsSection: StateSection = {
   types: ['navigation_views'],
@@ -12,9 +12,9 @@ export const navigationViewsSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'navigation_view') return;
-    const views = state.navigation_views as Record<string, unknown>[];
+    const views = state.navigation_views as ApiNavigationView[];
     if (event.op === 'add') {
-      const view = event.navigation_view as Record<string, unknown>;
+      const view = event.navigation_view;
       if (!views.some((v) => v.fragment === view.fragment)) views.push(view);
     } else if (event.op === 'update') {
       const view = views.find((v) => v.fragment === event.fragment);

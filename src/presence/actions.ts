@@ -18,8 +18,15 @@ import {
   legacyClientPresence,
   modernPresence,
   type PresenceRow,
+  type LegacyClientPresence,
+  type ModernPresence,
 } from './format.ts';
 import { presenceFor, presenceRows, type PresenceResponse } from './queries.ts';
+
+/** As emitted: the legacy form; events/shape.ts gives simplified_presence_events clients the `presences` one. */
+export type PresenceEvent =
+  | { type: 'presence'; user_id: number; email: string; server_timestamp: number; presence: { website: LegacyClientPresence } }
+  | { type: 'presence'; presences: Record<string, ModernPresence> };
 
 export type PresenceStatus = 'active' | 'idle';
 

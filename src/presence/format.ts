@@ -28,7 +28,12 @@ function times(row: PresenceRow): { active: Date; connected: Date } {
   return { active: row.last_active_time ?? row.date_joined, connected: row.last_connected_time ?? row.date_joined };
 }
 
-export function modernPresence(row: PresenceRow): { active_timestamp: number; idle_timestamp: number } {
+export interface ModernPresence {
+  active_timestamp: number;
+  idle_timestamp: number;
+}
+
+export function modernPresence(row: PresenceRow): ModernPresence {
   const { active, connected } = times(row);
   return { active_timestamp: seconds(active), idle_timestamp: seconds(connected) };
 }

@@ -71,7 +71,7 @@ export async function presenceFor(svc: Hooked, db: Executor, realm: Realm, viewe
 }
 
 /** GET /users/{user}/presence: one user's presence (the caller already resolved and may see `target`). */
-export async function presenceOfUser(db: Executor, realm: Realm, target: User, modern: boolean, asked: string): Promise<Record<string, unknown>> {
+export async function presenceOfUser(db: Executor, realm: Realm, target: User, modern: boolean, asked: string): Promise<object> {
   if (target.is_bot) throw badRequest('Presence is not supported for bot users.');
   const [row] = settingsOf(realm).presence_disabled ? [] : await presenceRows(db, realm.id, { userId: target.id });
   if (!row) throw badRequest(`No presence data for ${asked}`);

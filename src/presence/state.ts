@@ -3,10 +3,10 @@
 // users who come online (digest 3.3), and the entries of users who leave.
 
 import type { RegisterContext, State, StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { PresenceEvent } from './actions.ts';
 import { visiblePresenceRows } from './queries.ts';
 import { viewerAccess } from '../users/queries.ts';
-import { legacyPresence, presenceDict, type LegacyClientPresence } from './format.ts';
+import { legacyPresence, presenceDict } from './format.ts';
 
 /** Clients that take simplified presence events get the modern format (keyed by user id). */
 const isModern = (ctx: RegisterContext) => ctx.slimPresence || ctx.capabilities.simplified_presence_events;
@@ -49,14 +49,14 @@ export const presenceSection: StateSection = {
   },
 };
 
-function applyPresence(state: State, event: ServerEvent, ctx: RegisterContext): void {
+function applyPresence(state: State, event: PresenceEvent, ctx: RegisterContext): void {
   const presences = state.presences as Record<string, unknown>;
-  if (event.presences) {
+  if ('presences' in event) {
     // Simplified events: modern entries keyed by user id, as the state is.
     Object.assign(presences, event.presences);
     return;
   }
-  const website = (event.presence as Record<string, LegacyClientPresence>).website;
+  const { website } = event.presence;
   if (isModern(ctx)) {
     // Slim clients with legacy events: the event tells only the newest of the two times.
     const key = String(event.user_id);
@@ -67,8 +67,8 @@ function applyPresence(state: State, event: ServerEvent, ctx: RegisterContext): 
         : { active_timestamp: previous?.active_timestamp ?? website.timestamp, idle_timestamp: website.timestamp };
     return;
   }
-  cacheOf(ctx).emails.set(event.user_id as number, event.email as string);
-  presences[event.email as string] = legacyPresence(website);
+  cacheOf(ctx).emails.set(event.user_id, event.email);
+  presences[event.email] = legacyPresence(website);
 }
 
 function applyUserChange(state: State, person: Record<string, unknown>, ctx: RegisterContext): void {

@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import type { Job } from '../jobs/tables.ts';
 import type { JobKind } from '../jobs/worker.ts';
 import type { UrlEmbedData } from '../markdown/types.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { UpdateMessageEvent } from '../messages/events.ts';
 import { transact } from '../db/transact.ts';
 import { getUser } from '../users/queries.ts';
 import { renderMarkdown } from '../rendering/index.ts';
@@ -45,7 +45,7 @@ async function run(svc: Services, job: Job): Promise<void> {
       .where('message_id', '=', message.id)
       .execute();
     if (copies.length === 0) return;
-    const event: ServerEvent = {
+    const event: UpdateMessageEvent = {
       type: 'update_message',
       user_id: null,
       edit_timestamp: Math.floor(Date.now() / 1000),

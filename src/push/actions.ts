@@ -10,6 +10,13 @@ import type { User } from '../users/tables.ts';
 import { transact } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 
+export interface PushDeviceEvent {
+  type: 'push_device';
+  push_account_id: string;
+  status: 'active' | 'pending' | 'failed';
+  error_code: string | null;
+}
+
 export interface PushRegistration {
   token_kind: 'fcm' | 'apns';
   push_account_id: number;

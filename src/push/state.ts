@@ -10,6 +10,6 @@ export const pushDevicesSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'push_device') return;
-    state.push_devices[event.push_account_id as string] = { status: event.status, error_code: event.error_code ?? null };
+    state.push_devices[event.push_account_id] = { status: event.status, error_code: event.error_code ?? null };
   },
 };

@@ -2,7 +2,7 @@
 // permission settings as group-setting values, and the server's limits.
 
 import type { StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { RealmEvent } from './events.ts';
 import { GIPHY_RATING_OPTIONS, REALM_SETTING_DEFAULTS, VIDEO_CHAT_PROVIDERS } from './settings.ts';
 import { realmHost, realmIconUrl, realmLogoUrl, realmUrl, settingsOf } from './queries.ts';
 import { SERVER_THUMBNAIL_FORMATS } from '../uploads/images.ts';
@@ -176,8 +176,8 @@ export const realmSection: StateSection = {
 };
 
 /** The settings a `realm` event changes, whether it carries one (`update`) or several (`update_dict`). */
-export function realmEventChanges(event: ServerEvent): Record<string, unknown> {
-  if (event.op === 'update') return { [event.property as string]: event.value };
-  if (event.op === 'update_dict') return event.data as Record<string, unknown>;
+export function realmEventChanges(event: RealmEvent): Record<string, unknown> {
+  if (event.op === 'update') return { [event.property]: event.value };
+  if (event.op === 'update_dict') return event.data;
   return {};
 }

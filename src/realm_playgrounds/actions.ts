@@ -13,6 +13,11 @@ import { NON_FIELD_ERRORS, templateVariables, validationFailure, type Validation
 import { listPlaygrounds } from './queries.ts';
 import { requireAdmin } from '../users/access.ts';
 
+export interface RealmPlaygroundsEvent {
+  type: 'realm_playgrounds';
+  realm_playgrounds: { id: number; name: string; pygments_language: string; url_template: string }[];
+}
+
 export interface PlaygroundInput {
   name: string;
   pygments_language: string;

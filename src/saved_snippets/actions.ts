@@ -7,6 +7,11 @@ import type { User } from '../users/tables.ts';
 import { transact } from '../db/transact.ts';
 import { getOwnSnippet } from './queries.ts';
 import { formatSnippet } from './format.ts';
+import type { ApiSavedSnippet } from './format.ts';
+
+export type SavedSnippetsEvent =
+  | { type: 'saved_snippets'; op: 'add' | 'update'; saved_snippet: ApiSavedSnippet }
+  | { type: 'saved_snippets'; op: 'remove'; saved_snippet_id: number };
 
 /** POST /saved_snippets: `title` and `content` arrive stripped and within bounds. */
 export async function createSnippet(svc: Services, realm: Realm, actor: User, title: string, content: string): Promise<number> {

@@ -16,7 +16,7 @@ export const savedSnippetsSection: StateSection = {
       state.saved_snippets = list.filter((s) => s.id !== event.saved_snippet_id);
       return;
     }
-    const snippet = event.saved_snippet as { id: number };
+    const snippet = event.saved_snippet;
     const i = list.findIndex((s) => s.id === snippet.id);
     // An add the fetched state already has is an update of it.
     if (i >= 0) list[i] = snippet;

@@ -18,6 +18,14 @@ import { ownRow } from './queries.ts';
 import { channelIdOf, normalizeNote, userIdsOf, type ScheduledType } from './validation.ts';
 import { reminderContent } from './reminder-content.ts';
 import { canSee } from '../messages/access.ts';
+import type { ApiReminder, ApiScheduledMessage } from './format.ts';
+
+export type ScheduledMessagesEvent =
+  | { type: 'scheduled_messages'; op: 'add'; scheduled_messages: ApiScheduledMessage[] }
+  | { type: 'scheduled_messages'; op: 'update'; scheduled_message: ApiScheduledMessage }
+  | { type: 'scheduled_messages'; op: 'remove'; scheduled_message_id: number };
+
+export type RemindersEvent = { type: 'reminders'; op: 'add'; reminders: ApiReminder[] } | { type: 'reminders'; op: 'remove'; reminder_id: number };
 
 /** What POST /messages would be asked to send this row (the scheduler sends exactly this). */
 export function sendRequestOf(

@@ -24,6 +24,7 @@ import { reminderContent } from './reminder-content.ts';
 import { deliveryFailedNotice } from './notices.ts';
 import { startPeriodic, type Periodic } from '../jobs/periodic.ts';
 import { canSee } from '../messages/access.ts';
+import type { RemindersEvent, ScheduledMessagesEvent } from './actions.ts';
 
 /** A scheduled message more than this late is not sent (reminders are: they reach only their author). */
 export const LATE_CUTOFF_MS = 10 * 60_000;
@@ -74,7 +75,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage,
     messageId = (await sendWithin(svc, tx, emit, realm, sender, sendRequestOf(row))).id;
   }
   await tx.updateTable('scheduled_messages').set({ delivered: true, delivered_message_id: messageId }).where('id', '=', row.id).execute();
-  const removed =
+  const removed: ScheduledMessagesEvent | RemindersEvent =
     row.delivery_type === DELIVERY.REMIND
       ? { type: 'reminders', op: 'remove', reminder_id: row.id }
       : { type: 'scheduled_messages', op: 'remove', scheduled_message_id: row.id };

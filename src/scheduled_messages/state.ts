@@ -2,7 +2,6 @@
 // (failed included), by delivery time, kept current by their events.
 
 import { once, type RegisterContext, type StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
 import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { listPending } from './queries.ts';
 import { formatReminder, formatScheduledMessage, type ApiReminder, type ApiScheduledMessage } from './format.ts';
@@ -29,11 +28,11 @@ export const scheduledMessagesSection: StateSection = {
     if (!ctx.user) return { scheduled_messages: [] };
     return { scheduled_messages: (await pending(ctx, DELIVERY.SEND_LATER)).map(formatScheduledMessage) };
   },
-  apply(state, event: ServerEvent) {
+  apply(state, event) {
     if (event.type !== 'scheduled_messages') return;
-    const added =
-      event.op === 'add' ? (event.scheduled_messages as ApiScheduledMessage[]) : event.op === 'update' ? [event.scheduled_message as ApiScheduledMessage] : [];
-    state.scheduled_messages = applyTo(state.scheduled_messages as ApiScheduledMessage[], (m) => m.scheduled_message_id, added, event.scheduled_message_id);
+    const added = event.op === 'add' ? event.scheduled_messages : event.op === 'update' ? [event.scheduled_message] : [];
+    const removed = event.op === 'remove' ? event.scheduled_message_id : undefined;
+    state.scheduled_messages = applyTo(state.scheduled_messages as ApiScheduledMessage[], (m) => m.scheduled_message_id, added, removed);
   },
 };
 
@@ -43,9 +42,9 @@ export const remindersSection: StateSection = {
     if (!ctx.user) return { reminders: [] };
     return { reminders: (await pending(ctx, DELIVERY.REMIND)).map(formatReminder) };
   },
-  apply(state, event: ServerEvent) {
+  apply(state, event) {
     if (event.type !== 'reminders') return;
-    const added = event.op === 'add' ? (event.reminders as ApiReminder[]) : [];
-    state.reminders = applyTo(state.reminders as ApiReminder[], (m) => m.reminder_id, added, event.reminder_id);
+    const added = event.op === 'add' ? event.reminders : [];
+    state.reminders = applyTo(state.reminders as ApiReminder[], (m) => m.reminder_id, added, event.op === 'remove' ? event.reminder_id : undefined);
   },
 };

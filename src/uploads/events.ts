@@ -3,6 +3,13 @@
 import type { Emit, Tx } from '../db/transact.ts';
 import { uploadSpaceUsed, type ApiAttachment } from './queries.ts';
 
+export interface AttachmentEvent {
+  type: 'attachment';
+  op: 'add' | 'update' | 'remove';
+  attachment: ApiAttachment | { id: number };
+  upload_space_used: number;
+}
+
 export async function notifyAttachment(
   tx: Tx,
   emit: Emit,

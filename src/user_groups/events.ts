@@ -10,7 +10,7 @@
 
 import type { Executor } from '../db/schema.ts';
 import type { Emit } from '../db/transact.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { ApiUserGroup } from './format.ts';
 import type { User } from '../users/tables.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { groupSettingValue, type GroupSettingValue } from './group-setting.ts';
@@ -18,7 +18,18 @@ import type { GroupPermission } from './permission-settings.ts';
 import type { MembershipChanges } from './system-group-actions.ts';
 import { directMembershipsOf, settingColumn, type UserGroupRow } from './queries.ts';
 
-export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: Omit<ServerEvent, 'type'>, hidden?: Record<string, unknown>) => void;
+export type UserGroupEvent =
+  | { type: 'user_group'; op: 'add'; group: ApiUserGroup }
+  | { type: 'user_group'; op: 'update'; group_id: number; data: Partial<ApiUserGroup> }
+  | { type: 'user_group'; op: 'add_members' | 'remove_members'; group_id: number; user_ids: number[] }
+  | { type: 'user_group'; op: 'add_subgroups' | 'remove_subgroups'; group_id: number; direct_subgroup_ids: number[] }
+  /** Made by events/shape.ts for clients that do not know deactivated groups. */
+  | { type: 'user_group'; op: 'remove'; group_id: number };
+
+/** A user_group event without its `type` (one per op: Omit alone would merge them). */
+type GroupEventBody = UserGroupEvent extends infer E ? (E extends UserGroupEvent ? Omit<E, 'type'> : never) : never;
+
+export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Record<string, unknown>) => void;
 
 /** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
 export async function groupEventSender(db: Executor, emit: Emit, realmId: number, only?: number[]): Promise<GroupEventSender> {

@@ -4,7 +4,7 @@
 // member of nothing; the realm_user event says so).
 
 import type { State, StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { UserGroupEvent } from './events.ts';
 import type { GroupSettingValue } from './group-setting.ts';
 import { listGroups, type ApiUserGroup } from './format.ts';
 import { GROUP_SETTING_NAMES } from './queries.ts';
@@ -20,44 +20,42 @@ export const userGroupsSection: StateSection = {
   apply(state, event) {
     if (!Array.isArray(state.realm_user_groups)) return;
     if (event.type === 'user_group') applyGroupEvent(state, event);
-    const person = event.person as { user_id: number; is_active?: boolean } | undefined;
-    if (event.type === 'realm_user' && event.op === 'update' && person?.is_active === false) forgetUser(state, person.user_id);
+    if (event.type === 'realm_user' && event.op === 'update' && event.person.is_active === false) forgetUser(state, event.person.user_id);
   },
 };
 
 const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
 
-function applyGroupEvent(state: State, event: ServerEvent): void {
+function applyGroupEvent(state: State, event: UserGroupEvent): void {
   const groups = state.realm_user_groups as ApiUserGroup[];
-  const groupId = (event.group_id ?? (event.group as ApiUserGroup | undefined)?.id) as number;
+  const groupId = event.op === 'add' ? event.group.id : event.group_id;
   const group = groups.find((g) => g.id === groupId);
   // Copies: the event objects may still be queued for the client.
   switch (event.op) {
     case 'add':
-      state.realm_user_groups = [...groups.filter((g) => g.id !== groupId), structuredClone(event.group as ApiUserGroup)].sort(byId);
+      state.realm_user_groups = [...groups.filter((g) => g.id !== groupId), structuredClone(event.group)].sort(byId);
       return;
     case 'remove':
       state.realm_user_groups = groups.filter((g) => g.id !== groupId);
       return;
   }
   if (!group) return;
-  const ids = (event.user_ids ?? event.direct_subgroup_ids) as number[];
   switch (event.op) {
     case 'update':
-      Object.assign(group, structuredClone(event.data as Partial<ApiUserGroup>));
+      Object.assign(group, structuredClone(event.data));
       break;
     case 'add_members':
-      group.members = sorted([...group.members, ...ids]);
+      group.members = sorted([...group.members, ...event.user_ids]);
       break;
     case 'remove_members':
-      group.members = group.members.filter((id) => !ids.includes(id));
+      group.members = group.members.filter((id) => !event.user_ids.includes(id));
       break;
     case 'add_subgroups':
-      group.direct_subgroup_ids = sorted([...group.direct_subgroup_ids, ...ids]);
+      group.direct_subgroup_ids = sorted([...group.direct_subgroup_ids, ...event.direct_subgroup_ids]);
       break;
     case 'remove_subgroups':
-      group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id) => !ids.includes(id));
+      group.direct_subgroup_ids = group.direct_subgroup_ids.filter((id) => !event.direct_subgroup_ids.includes(id));
       break;
   }
 }

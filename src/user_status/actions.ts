@@ -12,6 +12,16 @@ import { activeUsersWhoCanSee } from '../users/queries.ts';
 import { updateSettings } from '../users/settings-actions.ts';
 import { checkEmoji, emojiForName, type Emoji } from '../messages/reactions.ts';
 
+export interface UserStatusEvent {
+  type: 'user_status';
+  user_id: number;
+  away?: boolean;
+  status_text?: string;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+}
+
 export interface StatusChange {
   away?: boolean;
   /** Already stripped and within 60 characters. */
@@ -64,7 +74,7 @@ export async function updateStatus(svc: Services, realm: Realm, actor: User, cha
       .values({ user_id: actor.id, realm_id: realm.id, ...set })
       .onConflict((oc) => oc.column('user_id').doUpdateSet(set))
       .execute();
-    const event = {
+    const event: UserStatusEvent = {
       type: 'user_status',
       user_id: actor.id,
       ...(change.away !== undefined ? { away: change.away } : {}),

@@ -2,12 +2,12 @@
 // see, only those that say something.
 
 import type { StateSection } from '../events/state.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { UserStatusEvent } from './actions.ts';
 import { statusesVisibleTo } from './queries.ts';
 import type { ApiUserStatus } from './format.ts';
 
 /** A `user_status` event changes only the fields it carries; an entry left empty goes. */
-function applyStatusEvent(entry: ApiUserStatus, event: ServerEvent): void {
+function applyStatusEvent(entry: ApiUserStatus, event: UserStatusEvent): void {
   if (event.away === true) entry.away = true;
   else if (event.away === false) delete entry.away;
   if (typeof event.status_text === 'string') {
@@ -36,14 +36,13 @@ export const userStatusSection: StateSection = {
       else delete statuses[id];
     };
     if (event.type === 'user_status') {
-      const id = event.user_id as number;
+      const id = event.user_id;
       const entry = { ...statuses[id] };
       applyStatusEvent(entry, event);
       set(id, entry);
     } else if (event.type === 'realm_user') {
       // Deactivated users (and users one stops seeing) have no status to show.
-      const person = event.person as { user_id: number; is_active?: boolean };
-      if (event.op === 'remove' || person.is_active === false) delete statuses[person.user_id];
+      if (event.op === 'remove' || event.person.is_active === false) delete statuses[event.person.user_id];
     } else if (event.type === 'user_settings' && event.property === 'presence_enabled' && ctx.user && statuses[ctx.user.id]) {
       // `away` mirrors one's own presence_enabled (no user_status event is sent for it, as in the reference).
       const entry = { ...statuses[ctx.user.id] };

@@ -14,6 +14,7 @@ import { groupMemberIds } from '../user_groups/group-setting.ts';
 import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type AccessibleUsers } from './queries.ts';
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
+import type { Person } from './events.ts';
 
 export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
   const oldGroup = before.group_settings.can_access_all_users_group;
@@ -100,7 +101,7 @@ function announceViewChange(
       emit(realmId, { type: 'realm_user', op: 'remove', person: { user_id: subject.id, full_name: 'Unknown user' } }, [viewer.id]);
       continue;
     }
-    const person: Record<string, unknown> = { ...formatUser(subject, viewer, { clientSvcavatar: false }) };
+    const person: Person = { ...formatUser(subject, viewer, { clientSvcavatar: false }) };
     if (!subject.is_bot) person.profile_data = profiles.get(subject.id) ?? {};
     // Clients with client_svcavatar compute provider avatars of users whose email they see.
     const computable = subject.avatar_source === 'G' && canSeeDeliveryEmail(viewer, subject);

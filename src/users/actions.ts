@@ -28,6 +28,7 @@ import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
 import { requireAdmin, requireOwnerForOwnerRole } from './access.ts';
+import type { Person } from './events.ts';
 
 export interface NewUser {
   email: string;
@@ -140,7 +141,7 @@ export async function notifyUsers(
   realm: Realm,
   subject: User,
   op: 'add' | 'update',
-  person: (canSeeEmail: boolean, viewer: Pick<User, 'id' | 'role'>) => Record<string, unknown>,
+  person: (canSeeEmail: boolean, viewer: Pick<User, 'id' | 'role'>) => Person,
   /** Only these viewers (e.g. those whose view of the subject changed). */
   only?: (viewer: Pick<User, 'id' | 'role'>) => boolean,
 ): Promise<void> {
@@ -173,7 +174,7 @@ async function usersWhoCannotSee(svc: Hooked, tx: Tx, realm: Realm, subject: Use
 
 export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User, config: Services['config']): Promise<void> {
   await notifyUsers(svc, tx, emit, realm, user, 'add', (_canSee, viewer) => {
-    const person: Record<string, unknown> = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
+    const person: Person = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
     if (!user.is_bot) person.profile_data = {};
     return person;
   });
@@ -299,7 +300,7 @@ export async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm
 }
 
 /** The avatar facet of a realm_user update. */
-export function avatarFacet(user: User): Record<string, unknown> {
+export function avatarFacet(user: User): Person {
   const url = avatarUrl(user);
   return {
     user_id: user.id,

@@ -30,6 +30,7 @@ import {
 import { recordPresence } from '../presence/actions.ts';
 import { OFFLINE_THRESHOLD_SECS } from '../presence/format.ts';
 import { deleteAllDrafts } from '../drafts/actions.ts';
+import type { RealmExportConsentEvent } from './events.ts';
 
 export interface SettingsChanges {
   full_name?: string;
@@ -110,7 +111,7 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
     if (visibility !== undefined) await announceEmailVisibility(svc, tx, emit, realm, before, after);
     // Administrators follow who allows a private data export (the reference's realm_export_consent).
     if (values.allow_private_data_export !== undefined) {
-      const consent = { type: 'realm_export_consent', user_id: after.id, consented: values.allow_private_data_export as boolean };
+      const consent: RealmExportConsentEvent = { type: 'realm_export_consent', user_id: after.id, consented: values.allow_private_data_export as boolean };
       emit(realm.id, consent, await activeAdministratorIds(tx, realm.id));
     }
     if (values.presence_enabled !== undefined) await announcePresenceSharing(svc, tx, emit, realm, after, values.presence_enabled as boolean);

@@ -50,7 +50,7 @@ function legacySection(type: 'update_display_settings' | 'update_global_notifica
     },
     apply(state, event, ctx) {
       if (ctx.capabilities.user_settings_object || event.type !== type) return;
-      const name = (event.setting_name ?? event.notification_name) as string;
+      const name = event.type === 'update_display_settings' ? event.setting_name : event.notification_name;
       state[name] = event.setting;
     },
   };

@@ -13,6 +13,7 @@ import { groupSettingValues, type GroupSettingValue } from '../user_groups/group
 import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
 import { realmEventChanges } from '../realm/state.ts';
+import type { Person, RealmUserEvent } from './events.ts';
 
 /** A `realm_users` entry: the User object without `is_active` (the list says it). */
 function listEntry(user: ApiUser): Record<string, unknown> {
@@ -21,7 +22,7 @@ function listEntry(user: ApiUser): Record<string, unknown> {
 }
 
 /** What the spec calls an "Unknown user": the shape of a user, with nothing but the id. */
-export function unknownUser(userId: number, realmHost: string): Record<string, unknown> {
+export function unknownUser(userId: number, realmHost: string): Person {
   return {
     user_id: userId,
     delivery_email: null,
@@ -163,14 +164,16 @@ function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
     return touched;
   }
   if (event.type === 'user_group') {
-    const group = event.group as { id: number; members: number[]; direct_subgroup_ids: number[] } | undefined;
-    const ids = (event.user_ids ?? event.direct_subgroup_ids ?? []) as number[];
-    const groupId = event.group_id as number;
+    if (event.op === 'add') {
+      const { group } = event;
+      if (group.members.includes(b.userId)) b.direct.add(group.id);
+      b.subgroups.set(group.id, [...group.direct_subgroup_ids]);
+      return true;
+    }
+    if (event.op === 'update' || event.op === 'remove') return false;
+    const ids = 'user_ids' in event ? event.user_ids : event.direct_subgroup_ids;
+    const groupId = event.group_id;
     switch (event.op) {
-      case 'add':
-        if (group!.members.includes(b.userId)) b.direct.add(group!.id);
-        b.subgroups.set(group!.id, [...group!.direct_subgroup_ids]);
-        return true;
       case 'add_members':
         if (ids.includes(b.userId)) b.direct.add(groupId);
         return ids.includes(b.userId);
@@ -189,9 +192,8 @@ function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
     }
     return false;
   }
-  const person = event.person as { user_id?: number; role?: number } | undefined;
-  if (event.type === 'realm_user' && event.op === 'update' && person?.user_id === b.userId && person.role !== undefined) {
-    b.role = person.role;
+  if (event.type === 'realm_user' && event.op === 'update' && event.person.user_id === b.userId && event.person.role !== undefined) {
+    b.role = event.person.role;
     return true;
   }
   return false;
@@ -233,8 +235,8 @@ export const usersSection: StateSection = {
   },
 };
 
-function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterContext): void {
-  const person = event.person as Record<string, any>;
+function applyRealmUserEvent(state: State, event: RealmUserEvent, ctx: RegisterContext): void {
+  const person: Person = event.person;
   const lists = [state.realm_users as Record<string, any>[], state.realm_non_active_users as Record<string, any>[]];
   const find = () => {
     for (const list of lists) {
@@ -299,7 +301,7 @@ function applyRealmUserEvent(state: State, event: ServerEvent, ctx: RegisterCont
           id: user_id,
           realm_id: ctx.realm.id,
           delivery_email: state.delivery_email,
-          avatar_source: changes.avatar_source,
+          avatar_source: changes.avatar_source!,
           avatar_version: changes.avatar_version,
         });
     }

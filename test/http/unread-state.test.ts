@@ -53,8 +53,8 @@ async function deleteMessages(ids: number[]): Promise<void> {
     const message_ids = list.map((r) => r.id).sort((a, b) => a - b);
     const event =
       first.channel_id === null
-        ? { type: 'delete_message', message_ids, message_type: 'private' }
-        : { type: 'delete_message', message_ids, message_type: 'stream', stream_id: first.channel_id, topic: first.topic };
+        ? { type: 'delete_message' as const, message_ids, message_type: 'private' as const }
+        : { type: 'delete_message' as const, message_ids, message_type: 'stream' as const, stream_id: first.channel_id, topic: first.topic };
     return { realmId: 1, event, users: audience.map((a) => a.user_id) };
   });
   server.svc.events.publish(notices);

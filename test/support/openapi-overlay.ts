@@ -274,6 +274,22 @@ export const OVERLAY: readonly OverlayEntry[] = [
   },
 
   // --- where the document is wrong about the reference ---
+  // (openapi.ts requires every key an event lists: these are the ones the document says are conditional)
+  {
+    at: 'event stream/update',
+    optional: ['rendered_description', 'history_public_to_subscribers', 'is_web_public'],
+    reason: 'companions of some properties only: the description, or the privacy settings (as the reference sends them)',
+  },
+  {
+    at: ['event user_settings/update', 'event update_display_settings'],
+    optional: ['language_name'],
+    reason: 'language_name comes with a default_language change only',
+  },
+  {
+    at: 'event delete_message',
+    optional: ['message_id', 'message_ids', 'stream_id', 'topic'],
+    reason: 'message_ids with bulk_message_deletion, else message_id; stream_id and topic for channel messages only',
+  },
   {
     at: 'schema User#/allOf/1',
     properties: { is_system_bot: bool },

@@ -125,12 +125,29 @@ function resolve(events: Map<string, string[]>, where: string): string {
   return base + inner;
 }
 
+/**
+ * The document rarely says `required`: in an event, every key it lists is required
+ * (the events are fixed shapes; the reference's own event checks require them), unless
+ * the schema says otherwise or the overlay makes the key `optional`. The reference
+ * names of renamed keys stay optional (see applyRenames). Only the event's own level:
+ * nested objects (update_dict's `data`) list what may be there.
+ */
+function requireListed(schema: Schema): void {
+  for (const part of [schema, ...(schema.allOf ?? [])] as Schema[]) {
+    if (!part.properties || part.required) continue;
+    part.required = Object.keys(part.properties).filter((k) => !(k in RENAMED_PROPERTIES));
+  }
+}
+
 function applyOverlay(doc: Schema, events: Map<string, string[]>, entries: readonly OverlayEntry[]): void {
+  for (const schema of at(doc, EVENTS_POINTER) as Schema[]) requireListed(schema);
   for (const entry of entries) {
     if (!entry.reason) throw new Error(`openapi overlay: ${JSON.stringify(entry)} has no reason`);
     if ('event' in entry) {
       const list = at(doc, EVENTS_POINTER) as Schema[];
-      list.push(structuredClone(entry.schema));
+      const schema = structuredClone(entry.schema);
+      requireListed(schema);
+      list.push(schema);
       events.set(entry.event, [...(entry.replaces ? [] : (events.get(entry.event) ?? [])), `${EVENTS_POINTER}/${list.length - 1}`]);
       continue;
     }

@@ -21,6 +21,21 @@ test('events: a key the document does not allow, a wrong type, an unknown type',
   checkEvent({ type: 'presence', id: 2, presences: { '3': { active_timestamp: 1, idle_timestamp: 2 } } });
 });
 
+test('events: a key the event lists is required, unless the document or the overlay says otherwise', () => {
+  // The document lists keys without `required`: every listed one is required in an event.
+  assert.throws(
+    () => checkEvent({ type: 'reaction', op: 'add', id: 1, user_id: 2, emoji_name: 'a', emoji_code: '1f600', reaction_type: 'unicode_emoji' }),
+    /message_id/,
+  );
+  assert.throws(() => checkEvent({ type: 'subscription', op: 'add', id: 1 }), /required property 'subscriptions'/);
+  assert.throws(() => checkEvent({ type: 'restart', id: 1, server_generation: 1 }), /svc_feature_level/);
+  // Reference names of renamed keys stay optional (COMPAT_NAMES=false leaves them out).
+  checkEvent({ type: 'restart', id: 1, server_generation: 1, svc_version: '11.0', svc_feature_level: 419, svc_merge_base: '11.0' });
+  // Overlay: keys the reference sends only sometimes.
+  checkEvent({ type: 'delete_message', id: 1, message_id: 3, message_type: 'private' });
+  checkEvent({ type: 'user_settings', op: 'update', id: 1, property: 'enter_sends', value: true });
+});
+
 test('replies: the renames apply, strict objects stay strict, events in GET /events are checked one by one', () => {
   const versions = { svc_version: '11.0', svc_feature_level: 419, svc_merge_base: '11.0' };
   checkResponse('GET', '/api/v1/server_settings', 200, { ...ok, ...versions, zulip_version: '11.0', zulip_feature_level: 419, zulip_merge_base: '11.0' });

@@ -18,15 +18,15 @@ test('a lost race runs the work again, and only the last run publishes', async (
   let runs = 0;
   const result = await transact(svc, async (_tx, emit) => {
     runs++;
-    emit(1, { type: 'test', run: runs }, [7]);
+    emit(1, { type: 'alert_words', alert_words: [`run ${runs}`] }, [7]);
     if (runs === 1) throw new RaceLostError('rows changed under the work');
     return 'done';
   });
   assert.equal(result, 'done');
   assert.equal(runs, 2);
   assert.deepEqual(
-    published.map((batch) => batch.map((n) => n.event.run)),
-    [[2]],
+    published.map((batch) => batch.map((n) => (n.event.type === 'alert_words' ? n.event.alert_words : null))),
+    [[['run 2']]],
   );
 });
 

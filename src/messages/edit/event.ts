@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
-import type { ServerEvent } from '../../events/types.ts';
+import type { UpdateMessageEvent } from '../events.ts';
 import type { Message } from '../tables.ts';
 import type { Emit, Tx } from '../../db/transact.ts';
 import type { RenderResult } from '../../markdown/index.ts';
@@ -35,7 +35,7 @@ export interface UpdateFacts {
  */
 export async function emitUpdate(tx: Tx, emit: Emit, realm: Realm, f: UpdateFacts): Promise<void> {
   const { message, from, to } = f;
-  const event: ServerEvent = {
+  const event: UpdateMessageEvent = {
     type: 'update_message',
     user_id: f.actor.id,
     edit_timestamp: f.timestamp,
@@ -68,7 +68,7 @@ export async function emitUpdate(tx: Tx, emit: Emit, realm: Realm, f: UpdateFact
     .where('message_id', '=', sql<number>`any(${intArray(f.changedIds)})`)
     .execute();
   const audience = new Set(copies.map((c) => c.user_id));
-  const perUser: Record<number, Record<string, unknown>> = {};
+  const perUser: Record<number, { flags: string[] }> = {};
   for (const c of copies) if (c.message_id === message.id) perUser[c.user_id] = { flags: flagNames(c.flags) };
   for (const channel of new Set([from, to])) {
     if (!channel?.history_public_to_subscribers) continue;
