@@ -10,8 +10,7 @@ import type { UploadedFile } from '../http/body.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, notFound } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
-import { requireNotGuest } from '../users/access.ts';
+import { mayDeactivateEmoji, mayOverrideDefaultEmoji, requireNotGuest } from '../users/access.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { hasRealmPermission } from '../user_groups/access.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
@@ -52,7 +51,7 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   if (!(await hasRealmPermission(svc.db, realm, actor, 'can_add_custom_emoji_group'))) throw insufficientPermission();
   if (await customEmojiByName(svc.db, realm.id, name)) throw badRequest(EXISTS);
   if (files.length !== 1) throw badRequest('You must upload exactly one file.');
-  if (emojiCodeForName(name) !== undefined && !isAdmin(actor)) throw badRequest('Only administrators can override default emoji.');
+  if (emojiCodeForName(name) !== undefined && !mayOverrideDefaultEmoji(actor)) throw badRequest('Only administrators can override default emoji.');
   const [file] = files as [UploadedFile];
   if (file.data.length > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
     throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
@@ -96,7 +95,7 @@ export async function deactivateCustomEmoji(svc: Services, realm: Realm, actor: 
   await transact(svc, async (tx, emit) => {
     const emoji = await customEmojiByName(tx, realm.id, name);
     if (!emoji) throw notFound(`Emoji '${name}' does not exist`);
-    if (!isAdmin(actor) && emoji.author_id !== actor.id) throw badRequest('Must be an organization administrator or emoji author');
+    if (!mayDeactivateEmoji(actor, emoji.author_id)) throw badRequest('Must be an organization administrator or emoji author');
     const updated = await tx
       .updateTable('realm_emoji')
       .set({ deactivated: true })

@@ -6,9 +6,9 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
-import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
+import { isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, emailRefusal, isValidEmail } from './validation.ts';
 import { accessibleUsers, accessUser, activeUserIds, canAccess, countActiveOwners, emailInUse, getUser, usersWhoCanSee } from './queries.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
@@ -27,7 +27,7 @@ import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
-import { requireAdmin, requireOwnerForOwnerRole } from './access.ts';
+import { requireAdmin, requireCanChangeUserEmails, requireCanCreateUsers, requireMayDeactivate, requireOwnerForOwnerRole, requireRoleFits } from './access.ts';
 
 export interface NewUser {
   email: string;
@@ -189,7 +189,7 @@ export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Real
 
 /** POST /users: administrators with `can_create_users`. */
 export async function createUser(svc: Services, realm: Realm, actor: User, params: { email: string; password: string; full_name: string }): Promise<User> {
-  if (!isAdmin(actor) || !actor.can_create_users) throw badRequest('User not authorized to create users');
+  requireCanCreateUsers(actor);
   const fullName = checkFullName(params.full_name);
   const email = params.email.trim();
   if (!isValidEmail(email)) throw badRequest('Bad name or username');
@@ -245,7 +245,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
       await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, full_name: name }));
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
-      if (!isOwner(actor) || !actor.can_change_user_emails) throw badRequest('User not authorized to change user emails');
+      requireCanChangeUserEmails(actor);
       const email = changes.new_email.trim();
       if (!isValidEmail(email)) throw badRequest('Invalid new email address.');
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
@@ -261,7 +261,7 @@ export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
-  if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
+  requireRoleFits(target, role);
   const channelsBefore = await channelViewer(tx, realm, target);
   const usersBefore = await accessibleUsers(svc, tx, realm, target);
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
@@ -337,10 +337,8 @@ export async function setActive(svc: Services, tx: Tx, emit: Emit, realm: Realm,
 export async function deactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
   await transact(svc, async (tx, emit) => {
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowBots: true });
-    // Administrators manage everyone, and owners their bots; leaving oneself is DELETE /users/me.
-    const canAdminister = isAdmin(actor) || (target.is_bot && target.bot_owner_id === actor.id);
-    if (!canAdminister) throw insufficientPermission();
-    if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
+    // Leaving oneself is DELETE /users/me.
+    requireMayDeactivate(actor, target);
     if (isOwner(target) && !target.is_bot && (await countActiveOwners(tx, realm.id)) <= 1) {
       throw badRequest('Cannot deactivate the only organization owner');
     }
