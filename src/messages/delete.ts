@@ -10,7 +10,7 @@ import type { Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { channelViewer } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { firstMessageId, messageAudience } from './changes.ts';
+import { firstMessageId, messageAudience } from './history/changes.ts';
 import { intArray } from './state-support.ts';
 import { messageToChange, checkCanDelete } from './access.ts';
 

@@ -5,8 +5,8 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Message } from './tables.ts';
 import { formatMessages, senderAvatarComputable } from './format.ts';
-import { flagNames } from './flags.ts';
-import type { ApiSubmessage } from './submessages.ts';
+import { flagNames } from './flags/flags.ts';
+import type { ApiSubmessage } from './submessages/submessages.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { TopicLink } from '../markdown/index.ts';
 

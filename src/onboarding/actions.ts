@@ -15,7 +15,7 @@ import { subscribeToDefaultChannels } from '../channels/subscription-actions.ts'
 import { sendNotices } from '../notification_bot/index.ts';
 import { WELCOME_BOT, systemBot } from '../users/system-bots.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
-import { FLAG_BITS } from '../messages/flags.ts';
+import { FLAG_BITS } from '../messages/flags/flags.ts';
 import { GENERAL_CHANNEL, INITIAL_CHANNELS, INITIAL_MESSAGES, WAVE } from './messages.ts';
 
 /** Runs inside createRealm's transaction, after the owner exists; returns the organization as it now is. */

@@ -8,7 +8,7 @@ import { ApiError, badRequest } from '../../http/errors.ts';
 import { settingsOf } from '../../realm/queries.ts';
 import { canAdminister, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
-import { checkCanPost } from '../send.ts';
+import { checkCanPost } from '../send/send.ts';
 import type { Edit } from './request.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 import { movesPastTimeLimits } from '../../users/access.ts';
