@@ -51,6 +51,6 @@ export async function deleteMessages(
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });
   if (channel && firstBefore !== null && ids.includes(firstBefore)) {
-    await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
+    await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', await firstMessageId(tx, channel.id));
   }
 }

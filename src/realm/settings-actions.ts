@@ -199,5 +199,5 @@ async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, da
   const send = await groupEventSender(tx, emit, realm.id);
   for (const [id, userIds] of left) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: userIds });
   for (const [id, userIds] of joined) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: userIds });
-  for (const u of active) await announceChannelVisibility(svc, tx, emit, realm, sight.get(u.id)!, u);
+  for (const u of active) await announceChannelVisibility({ svc, tx, emit, realm, actor: null }, sight.get(u.id)!, u);
 }

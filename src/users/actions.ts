@@ -68,13 +68,11 @@ export interface Arrival {
 export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, arrival: Arrival = {}): Promise<void> {
   const channels = arrival.channels ?? 'default';
   await emitUserAdded(svc, tx, emit, realm, user, svc.config);
-  if (channels === 'default') await subscribeToDefaultChannels(svc, tx, emit, realm, user);
+  const ctx = { svc, tx, emit, realm, actor: null };
+  if (channels === 'default') await subscribeToDefaultChannels(ctx, user);
   else
     await addSubscriptions(
-      svc,
-      tx,
-      emit,
-      realm,
+      ctx,
       channels.map((channel) => ({ user, channel })),
     );
   for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
@@ -271,7 +269,7 @@ export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
   // A guest promoted into can_access_all_users_group sees everyone; a member made a guest, fewer.
   await announceOwnAccessChange(svc, tx, emit, realm, updated, usersBefore);
   // A guest sees fewer channels than a member: the difference is announced.
-  await announceChannelVisibility(svc, tx, emit, realm, channelsBefore, updated);
+  await announceChannelVisibility({ svc, tx, emit, realm, actor: null }, channelsBefore, updated);
 }
 
 /** A new delivery address (and API email where everyone sees it), with its events. */
@@ -327,9 +325,10 @@ export async function setActive(svc: Services, tx: Tx, emit: Emit, realm: Realm,
   // told); reactivated, they are back in them.
   await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(svc, tx, realm, target));
   // Channel and organization settings naming the user change for everyone who knows them.
-  await announceChannelSettingMembers(svc, tx, emit, realm, target);
+  const ctx = { svc, tx, emit, realm, actor: null };
+  await announceChannelSettingMembers(ctx, target);
   await announceRealmSettingMembers(tx, emit, realm, target);
-  await announceSubscriberActivity(tx, emit, realm, target, active);
+  await announceSubscriberActivity(ctx, target, active);
   for (const h of svc.hooks.userLifecycle) await (active ? h.reactivated : h.deactivated)?.(svc, tx, emit, realm, { ...target, is_active: active });
 }
 

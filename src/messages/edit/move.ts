@@ -185,6 +185,6 @@ export async function announceFirstMessageIds(svc: Services, tx: Tx, emit: Emit,
   const { from, to } = edit;
   if (!from || !to || edit.streamId === undefined) return;
   const [fromFirst, toFirst] = [await firstMessageId(tx, from.id), await firstMessageId(tx, to.id)];
-  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate(svc, tx, emit, realm, from, 'first_message_id', fromFirst);
-  if (toFirst !== before.firstIds[1]) await emitChannelUpdate(svc, tx, emit, realm, to, 'first_message_id', toFirst);
+  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, from, 'first_message_id', fromFirst);
+  if (toFirst !== before.firstIds[1]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, to, 'first_message_id', toFirst);
 }

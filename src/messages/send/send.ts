@@ -398,7 +398,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
 
   const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
   await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, topicLinks, localEcho: d.localEcho });
-  if (channel && firstInChannel) await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', message.id);
+  if (channel && firstInChannel) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
 }
 
