@@ -14,7 +14,7 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Invitation } from './tables.ts';
 import { sql } from 'kysely';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission, missingArgument } from '../http/errors.ts';
 import { ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
@@ -356,7 +356,8 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
   const fullName = checkFullName(a.full_name);
   checkPasswordStrength(a.password);
   const passwordHash = await passwordHashOf(svc, a.password);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, null, async (ctx) => {
+    const { tx, emit } = ctx;
     const inv = await invitationByToken(tx, a.key.trim());
     if (!inv || inv.realm_id !== realm.id) throw badRequest('Invalid invitation link.');
     if (inv.status === 'used') throw badRequest('This invitation has already been used.');
@@ -393,7 +394,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     const channels = (await listChannels(tx, realm.id, [...channelIds])).filter((c) => !c.is_archived);
     const notices = acceptedNotices(inv, await getUser(tx, realm.id, inv.referred_by_id), user);
     // The users domain's creation hook (spendInvitationsTo, wiring.ts) sends an email invitation's inviter invites_changed.
-    await announceNewUser(svc, tx, emit, realm, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
+    await announceNewUser(ctx, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
     if (inv.is_multiuse) await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
     return user;
   });
