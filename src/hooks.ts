@@ -9,7 +9,7 @@ import type { ChannelStatsSource } from './channels/format.ts';
 import type { NamedTopicCheck } from './channels/actions.ts';
 import type { UnsubscribeHook } from './channels/subscription-actions.ts';
 import type { NoticeSender } from './notification_bot/index.ts';
-import type { MessageSentHook } from './messages/send.ts';
+import type { MessageSentHook } from './messages/send/send.ts';
 import type { RealmCreatedHook } from './realm/actions.ts';
 import type { ReferenceResolver } from './rendering/index.ts';
 
@@ -26,7 +26,7 @@ export interface DomainHooks {
   readonly namedTopicCheck: NamedTopicCheck;
   /** After a user leaves a channel (messages: marks it read). */
   readonly afterUnsubscribe: UnsubscribeHook;
-  /** Posts one Notification Bot (or system bot) message (messages/send.ts). */
+  /** Posts one Notification Bot (or system bot) message (messages/send/send.ts). */
   readonly sendNotice: NoticeSender;
   /** Runs in a send's transaction (outgoing webhooks). */
   readonly messageSent: readonly MessageSentHook[];

@@ -3,12 +3,12 @@
 // import the higher one. Every hook is required: nothing runs half-wired.
 
 import type { DomainHooks } from './hooks.ts';
-import { channelStats } from './messages/channel-stats.ts';
+import { channelStats } from './messages/send/channel-stats.ts';
 import { channelCompanions, channelsUsingGroups } from './channels/queries.ts';
-import { directMessagePartners } from './messages/recipients.ts';
-import { markChannelMessagesRead } from './messages/flag-actions.ts';
-import { hasNamedTopics } from './messages/topics.ts';
-import { sendInternalMessage } from './messages/send.ts';
+import { directMessagePartners } from './messages/send/recipients.ts';
+import { markChannelMessagesRead } from './messages/flags/flag-actions.ts';
+import { hasNamedTopics } from './messages/topics/topics.ts';
+import { sendInternalMessage } from './messages/send/send.ts';
 import { revokeInvitationsBy, spendInvitationsTo } from './invitations/actions.ts';
 import { announceBotActivity, deactivateOwnedBots } from './bots/actions.ts';
 import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';

@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { sql } from 'kysely';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs } from '../db/transact.ts';
 import { alertWords } from './queries.ts';
 
 export interface AlertWordsEvent {
@@ -14,7 +14,8 @@ export interface AlertWordsEvent {
   alert_words: string[];
 }
 
-async function emitList(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<string[]> {
+async function emitList(ctx: ActionContext<unknown>, user: User): Promise<string[]> {
+  const { tx, emit, realm } = ctx;
   const words = await alertWords(tx, user.id);
   emit(realm.id, { type: 'alert_words', alert_words: words }, [user.id]);
   return words;
@@ -22,7 +23,8 @@ async function emitList(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<s
 
 /** POST /users/me/alert_words: `words` are stripped and non-empty; new ones are added, case-insensitively. */
 export async function addAlertWords(svc: Services, realm: Realm, actor: User, words: string[]): Promise<string[]> {
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const existing = new Set((await alertWords(tx, actor.id)).map((w) => w.toLowerCase()));
     // One per case-insensitive word: the first one's place, the last one's spelling (as the reference).
     const added = new Map<string, string>();
@@ -35,17 +37,18 @@ export async function addAlertWords(svc: Services, realm: Realm, actor: User, wo
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
-    return emitList(tx, emit, realm, actor);
+    return emitList(ctx, actor);
   });
 }
 
 /** DELETE /users/me/alert_words: removes each given word in any case; unknown words are ignored. */
 export async function removeAlertWords(svc: Services, realm: Realm, actor: User, words: string[]): Promise<string[]> {
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const lowered = words.map((w) => w.toLowerCase());
     if (lowered.length > 0) {
       await tx.deleteFrom('alert_words').where('user_id', '=', actor.id).where(sql<string>`lower(word)`, '=', sql<string>`any(${lowered}::text[])`).execute();
     }
-    return emitList(tx, emit, realm, actor);
+    return emitList(ctx, actor);
   });
 }

@@ -7,7 +7,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { announceNewUser, changeRole, insertUser, notifyUsers, setActive } from '../users/actions.ts';
@@ -95,7 +95,8 @@ export async function createBot(svc: Services, realm: Realm, actor: User, b: New
   if (!allowed.includes(b.bot_type)) throw badRequest('Invalid bot type');
   checkInterface(b.interface_type);
   if (b.bot_type === BOT_TYPE.OUTGOING_WEBHOOK) checkPayloadUrl(b.payload_url);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Username already in use');
     await checkBotNameAvailable(tx, realm.id, fullName);
     const sending = await defaultChannel(tx, realm, actor, b.default_sending_stream);
@@ -139,7 +140,7 @@ export async function createBot(svc: Services, realm: Realm, actor: User, b: New
       const rows = Object.entries(config).map(([key, value]) => ({ realm_id: realm.id, bot_id: bot.id, key, value }));
       if (rows.length > 0) await tx.insertInto('bot_config').values(rows).execute();
     }
-    await announceNewUser(svc, tx, emit, realm, bot);
+    await announceNewUser(ctx, bot);
     const [dict] = await formatBots(tx, [bot]);
     emit(realm.id, { type: 'realm_bot', op: 'add', bot: dict }, await botAdministrators(tx, realm.id, bot));
     return { bot };
@@ -175,7 +176,8 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
     checkPayloadUrl(c.service_payload_url);
     checkInterface(c.service_interface);
   }
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     let bot = await accessBot(tx, realm, actor, botId);
     const refresh = async () => (bot = (await getUser(tx, realm.id, bot.id))!);
     if (c.full_name !== undefined && c.full_name.trim() !== bot.full_name) {
@@ -183,13 +185,13 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
       await checkBotNameAvailable(tx, realm.id, name, bot.id);
       await tx.updateTable('users').set({ full_name: name }).where('id', '=', bot.id).execute();
       await refresh();
-      await notifyUsers(svc, tx, emit, realm, bot, 'update', () => ({ user_id: bot.id, full_name: name }));
+      await notifyUsers(ctx, bot, 'update', () => ({ user_id: bot.id, full_name: name }));
       await emitBotEvent(tx, emit, realm, bot, 'update', { full_name: name });
     }
     if (c.role !== undefined && c.role !== bot.role) {
       requireOwnerForOwnerRole(actor, c.role, bot.role);
       requireAdmin(actor);
-      await changeRole(svc, tx, emit, realm, bot, c.role as Role, actor);
+      await changeRole(ctx, bot, c.role as Role);
       await refresh();
     }
     if (c.bot_owner_id !== undefined && c.bot_owner_id !== bot.bot_owner_id) bot = await changeOwner(svc, tx, emit, realm, bot, c.bot_owner_id);
@@ -241,7 +243,7 @@ async function changeOwner(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, bot: U
   const before = await botAdministrators(tx, realm.id, bot);
   const updated = await tx.updateTable('users').set({ bot_owner_id: owner.id }).where('id', '=', bot.id).returningAll().executeTakeFirstOrThrow();
   const after = await botAdministrators(tx, realm.id, updated);
-  await notifyUsers(svc, tx, emit, realm, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
+  await notifyUsers({ svc, tx, emit, realm, actor: null }, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
   const gone = before.filter((id) => !after.includes(id));
   const arrived = after.filter((id) => !before.includes(id));
   const staying = after.filter((id) => before.includes(id));
@@ -278,5 +280,5 @@ export async function deactivateOwnedBots(svc: Services, tx: Tx, emit: Emit, rea
     .where('bot_owner_id', '=', user.id)
     .where('is_active', '=', true)
     .execute();
-  for (const bot of bots) await setActive(svc, tx, emit, realm, bot, false);
+  for (const bot of bots) await setActive({ svc, tx, emit, realm, actor: null }, bot, false);
 }

@@ -4,25 +4,20 @@ import type { User } from '../users/tables.ts';
 import type { BotService } from './tables.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
 import { getUser } from '../users/queries.ts';
-import { isAdmin } from '../users/roles.ts';
-
-/** Administrators manage every bot; others the bots they own. */
-export function canAdministerBot(actor: Pick<User, 'id' | 'role'>, bot: Pick<User, 'bot_owner_id'>): boolean {
-  return isAdmin(actor) || bot.bot_owner_id === actor.id;
-}
+import { administersBot, managesEveryones } from '../users/access.ts';
 
 /** A bot of the organization the actor may administer (the reference's access_bot_by_id). */
 export async function accessBot(db: Executor, realm: Realm, actor: User, botId: number): Promise<User> {
   const bot = await getUser(db, realm.id, botId);
   if (!bot || !bot.is_bot || bot.is_system_bot) throw badRequest('No such bot');
-  if (!canAdministerBot(actor, bot)) throw insufficientPermission();
+  if (!administersBot(actor, bot)) throw insufficientPermission();
   return bot;
 }
 
 /** The bots `viewer` administers (all the organization's, for administrators), deactivated ones included. */
 export async function administeredBots(db: Executor, realmId: number, viewer: User): Promise<User[]> {
   let q = db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('is_bot', '=', true).where('is_system_bot', '=', false);
-  if (!isAdmin(viewer)) q = q.where('bot_owner_id', '=', viewer.id);
+  if (!managesEveryones(viewer)) q = q.where('bot_owner_id', '=', viewer.id);
   return q.orderBy('id').execute();
 }
 
@@ -35,9 +30,7 @@ export async function botAdministrators(db: Executor, realmId: number, bot: Pick
     .where('is_active', '=', true)
     .where('is_bot', '=', false)
     .execute();
-  const ids = new Set(admins.filter((u) => isAdmin(u)).map((u) => u.id));
-  if (bot.bot_owner_id !== null && admins.some((u) => u.id === bot.bot_owner_id)) ids.add(bot.bot_owner_id);
-  return [...ids];
+  return admins.filter((u) => administersBot(u, bot)).map((u) => u.id);
 }
 
 export async function botService(db: Executor, botId: number): Promise<BotService | undefined> {

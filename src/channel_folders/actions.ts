@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { ChannelFolder } from '../channels/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
@@ -52,7 +52,8 @@ async function checkUnique(tx: Tx, realmId: number, name: string, exceptId?: num
   if (other && other.id !== exceptId) throw badRequest(`Channel folder '${name}' already exists`);
 }
 
-async function emitToAll(tx: Tx, emit: Emit, realm: Realm, event: ChannelFolderBody): Promise<void> {
+async function emitToAll(ctx: ActionContext<unknown>, event: ChannelFolderBody): Promise<void> {
+  const { tx, emit, realm } = ctx;
   emit(realm.id, { type: 'channel_folder', ...event }, await activeUserIds(tx, realm.id));
 }
 
@@ -61,7 +62,8 @@ export async function createFolder(svc: Services, realm: Realm, actor: User, p: 
   const name = checkName(p.name);
   const description = checkDescription(p.description);
   const html = await prerenderHtml(svc, realm, [description]);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await checkUnique(tx, realm.id, name);
     const last = await tx
       .selectFrom('channel_folders')
@@ -81,7 +83,7 @@ export async function createFolder(svc: Services, realm: Realm, actor: User, p: 
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await emitToAll(tx, emit, realm, { op: 'add', channel_folder: formatFolder(folder) });
+    await emitToAll(ctx, { op: 'add', channel_folder: formatFolder(folder) });
     return folder;
   });
 }
@@ -95,7 +97,8 @@ export async function updateFolder(
 ): Promise<void> {
   requireAdmin(actor);
   const html = await prerenderHtml(svc, realm, p.description === undefined ? [] : [() => checkDescription(p.description!)]);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const folder = await tx.selectFrom('channel_folders').selectAll().where('realm_id', '=', realm.id).where('id', '=', folderId).executeTakeFirst();
     if (!folder) throw badRequest('Invalid channel folder ID');
     const changes: Partial<Pick<ChannelFolder, 'name' | 'description' | 'rendered_description' | 'is_archived'>> = {};
@@ -122,19 +125,20 @@ export async function updateFolder(
     }
     if (Object.keys(changes).length === 0) return;
     await tx.updateTable('channel_folders').set(changes).where('id', '=', folder.id).execute();
-    await emitToAll(tx, emit, realm, { op: 'update', channel_folder_id: folder.id, data: changes });
+    await emitToAll(ctx, { op: 'update', channel_folder_id: folder.id, data: changes });
   });
 }
 
 export async function reorderFolders(svc: Services, realm: Realm, actor: User, order: number[]): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const ids = (await tx.selectFrom('channel_folders').select('id').where('realm_id', '=', realm.id).execute()).map((r) => r.id);
     const given = new Set(order);
     if (given.size !== order.length || given.size !== ids.length || ids.some((id) => !given.has(id))) {
       throw badRequest('Invalid order mapping.');
     }
     for (const [i, id] of order.entries()) await tx.updateTable('channel_folders').set({ order: i }).where('id', '=', id).execute();
-    await emitToAll(tx, emit, realm, { op: 'reorder', order });
+    await emitToAll(ctx, { op: 'reorder', order });
   });
 }

@@ -14,6 +14,7 @@ import type { Channel } from './tables.ts';
 import { isAdmin, isGuest } from '../users/roles.ts';
 import { userGroupIdsQuery } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type ChannelPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
+import { roleAdmits } from '../users/access.ts';
 
 /** Every channel permission setting (`can_*_group`), in the reference's order. */
 export const CHANNEL_PERMISSIONS = Object.keys(CHANNEL_PERMISSION_SETTINGS) as ChannelPermission[];
@@ -37,12 +38,12 @@ export async function channelViewer(db: Executor, realm: Realm, user: User): Pro
 
 /** The user holds a channel permission (guests only where the setting admits everyone). */
 export function holdsChannelPermission(v: ChannelViewer, channel: Channel, setting: ChannelPermission): boolean {
-  if (isGuest(v.user) && !CHANNEL_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  if (!roleAdmits(v.user, CHANNEL_PERMISSION_SETTINGS[setting].allowEveryone)) return false;
   return v.groups.has(channel[`${setting}_id`]);
 }
 
 export function holdsRealmPermission(v: ChannelViewer, setting: RealmPermission): boolean {
-  if (isGuest(v.user) && !REALM_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  if (!roleAdmits(v.user, REALM_PERMISSION_SETTINGS[setting].allowEveryone)) return false;
   return v.groups.has(v.realm.group_settings[setting]);
 }
 

@@ -8,7 +8,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
 import { isGuest } from '../users/roles.ts';
 import { settingsOf } from '../realm/queries.ts';
@@ -55,18 +55,16 @@ export async function createChannel(
   const name = checkChannelName(req.name);
   const description = checkChannelDescription(req.description);
   const html = await prerenderHtml(svc, realm, [description]);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     if (await getChannelByName(tx, realm.id, name)) throw badRequest(`Channel '${name}' already exists`);
     const viewer = await channelViewer(tx, realm, actor);
     const channel = await insertChannel(html, tx, viewer, name, description, req);
     const users = await resolvePrincipals(tx, realm, req.subscribers);
-    await emitChannelsCreated(svc, tx, emit, realm, [channel]);
-    if (req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
+    await emitChannelsCreated(ctx, [channel]);
+    if (req.is_default_stream) await emitDefaultChannels(ctx);
     await addSubscriptions(
-      svc,
-      tx,
-      emit,
-      realm,
+      ctx,
       users.map((user) => ({ user, channel })),
     );
     const notices = req.announce ? await newChannelsAnnouncement(tx, realm, actor, [channel]) : [];
@@ -103,17 +101,18 @@ export function cannotAdminister(): ApiError {
  */
 export async function updateChannel(svc: Services, realm: Realm, actor: User, channelId: number, ch: ChannelChanges): Promise<void> {
   const html = await prerenderHtml(svc, realm, ch.description === undefined ? [] : [() => checkChannelDescription(ch.description!)]);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     const viewer = await channelViewer(tx, realm, actor);
     let channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
-    const u: Update = { svc, tx, emit, viewer, tell: (notice) => sendNotices(svc, tx, emit, realm, [notice]) };
+    const u: Update = { ...ctx, viewer, tell: (notice) => sendNotices(svc, tx, emit, realm, [notice]) };
 
     // Unarchiving first: the other changes apply to a live channel.
     if (ch.is_archived === false && channel.is_archived) channel = await unarchive(u, channel);
     if (ch.is_private !== undefined || ch.is_web_public !== undefined || ch.history_public_to_subscribers !== undefined) {
       const before = channel;
-      channel = await changePrivacy(svc, tx, emit, viewer, channel, ch);
+      channel = await changePrivacy(u, channel, ch);
       if (channel !== before) await u.tell(accessChangedNotice(actor, before, channel));
     }
     channel = await changeRetention(u, channel, ch.message_retention_days);
@@ -123,34 +122,30 @@ export async function updateChannel(svc: Services, realm: Realm, actor: User, ch
     if (ch.folder_id !== undefined && ch.folder_id !== channel.folder_id) {
       if (ch.folder_id !== null) await checkFolder(tx, realm.id, ch.folder_id);
       channel = await setColumns(tx, channel, { folder_id: ch.folder_id });
-      await emitChannelUpdate(svc, tx, emit, realm, channel, 'folder_id', ch.folder_id);
+      await emitChannelUpdate(ctx, channel, 'folder_id', ch.folder_id);
     }
     for (const [setting, change] of Object.entries(ch.groups ?? {}) as [ChannelPermission, GroupSettingChange][]) {
       channel = await changePermission(u, channel, setting, change);
     }
     if (ch.is_default_stream !== undefined) {
       requireAdmin(actor);
-      await setDefault(tx, emit, realm, channel, ch.is_default_stream);
+      await setDefault(ctx, channel, ch.is_default_stream);
     }
-    if (ch.is_archived === true && !channel.is_archived) channel = await archive(svc, tx, emit, realm, channel);
+    if (ch.is_archived === true && !channel.is_archived) channel = await archive(ctx, channel);
   });
 }
 
-/** What each change of a channel update works with. */
-interface Update {
-  svc: Services;
-  tx: Tx;
-  emit: Emit;
+/** What each change of a channel update works with: the action's context, and the actor as a channel viewer. */
+interface Update extends ActionContext<Services, User> {
   viewer: ChannelViewer;
   /** Notification Bot's notice of a change, once it is written. */
   tell: (notice: Notice) => Promise<unknown>;
 }
 
 async function unarchive(u: Update, channel: Channel): Promise<Channel> {
-  const { svc, tx, emit, viewer } = u;
-  const updated = await setColumns(tx, channel, { is_archived: false });
-  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'is_archived', false);
-  await emitUnarchived(svc, tx, emit, viewer.realm, updated);
+  const updated = await setColumns(u.tx, channel, { is_archived: false });
+  await emitChannelUpdate(u, updated, 'is_archived', false);
+  await emitUnarchived(u, updated);
   await u.tell(unarchivedNotice(updated));
   return updated;
 }
@@ -158,21 +153,21 @@ async function unarchive(u: Update, channel: Channel): Promise<Channel> {
 /** Message retention: owners only. */
 async function changeRetention(u: Update, channel: Channel, days: number | null | undefined): Promise<Channel> {
   if (days === undefined || days === channel.message_retention_days) return channel;
-  const { svc, tx, emit, viewer } = u;
+  const { tx, viewer } = u;
   requireOwner(viewer.user);
   const updated = await setColumns(tx, channel, { message_retention_days: days });
-  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'message_retention_days', days);
+  await emitChannelUpdate(u, updated, 'message_retention_days', days);
   await u.tell(retentionChangedNotice(viewer.realm, viewer.user, updated, channel.message_retention_days));
   return updated;
 }
 
 async function changeTopicsPolicy(u: Update, channel: Channel, policy: TopicsPolicy | undefined): Promise<Channel> {
   if (policy === undefined || policy === channel.topics_policy) return channel;
-  const { svc, tx, emit, viewer } = u;
+  const { svc, tx, viewer } = u;
   if (policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) throw insufficientPermission();
   if (policy === 'empty_topic_only') await checkOnlyEmptyTopic(svc, tx, channel);
   const updated = await setColumns(tx, channel, { topics_policy: policy });
-  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'topics_policy', policy);
+  await emitChannelUpdate(u, updated, 'topics_policy', policy);
   await u.tell(topicsPolicyChangedNotice(viewer.user, updated, channel.topics_policy));
   return updated;
 }
@@ -180,10 +175,10 @@ async function changeTopicsPolicy(u: Update, channel: Channel, policy: TopicsPol
 /** A checked description, rendered before the transaction (`html`). */
 async function changeDescription(u: Update, channel: Channel, description: string, html: (text: string) => string): Promise<Channel> {
   if (description === channel.description) return channel;
-  const { svc, tx, emit, viewer } = u;
+  const { tx, viewer } = u;
   const rendered = html(description);
   const updated = await setColumns(tx, channel, { description, rendered_description: rendered });
-  await emitChannelUpdate(svc, tx, emit, viewer.realm, updated, 'description', description, { rendered_description: rendered });
+  await emitChannelUpdate(u, updated, 'description', description, { rendered_description: rendered });
   await u.tell(descriptionChangedNotice(viewer.user, updated, channel.description));
   return updated;
 }
@@ -191,22 +186,22 @@ async function changeDescription(u: Update, channel: Channel, description: strin
 /** A checked name, unless another channel has it. */
 async function rename(u: Update, channel: Channel, name: string): Promise<Channel> {
   if (name === channel.name) return channel;
-  const { svc, tx, emit, viewer } = u;
+  const { tx, viewer } = u;
   const other = await getChannelByName(tx, viewer.realm.id, name);
   if (other && other.id !== channel.id) throw badRequest('Channel name is already in use.');
   const updated = await setColumns(tx, channel, { name });
-  await emitChannelUpdate(svc, tx, emit, viewer.realm, { ...updated, name: channel.name }, 'name', name);
+  await emitChannelUpdate(u, { ...updated, name: channel.name }, 'name', name);
   await u.tell(channelRenamedNotice(viewer.user, updated, channel.name));
   return updated;
 }
 
 /** One permission setting; who may post is told of in the channel. */
 async function changePermission(u: Update, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
-  const { svc, tx, emit, viewer } = u;
+  const { tx, viewer } = u;
   if (DELETE_POLICY_SETTINGS.includes(setting)) checkDeletePolicyPermission(viewer);
   // Read before the change: an anonymous group it replaces is dropped.
   const oldValue = setting === 'can_send_message_group' ? await groupSettingValue(tx, channel.can_send_message_group_id) : undefined;
-  const updated = await changeGroupSetting(svc, tx, emit, viewer.realm, channel, setting, change);
+  const updated = await changeGroupSetting(u, channel, setting, change);
   if (oldValue !== undefined && updated !== channel) {
     const newValue = await groupSettingValue(tx, updated.can_send_message_group_id);
     await u.tell(await postingPermissionChangedNotice(tx, viewer.user, updated, oldValue, newValue));
@@ -228,8 +223,8 @@ async function checkOnlyEmptyTopic(svc: Hooked, tx: Tx, channel: Channel): Promi
   }
 }
 
-async function changePrivacy(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, ch: ChannelChanges): Promise<Channel> {
-  const { realm } = viewer;
+async function changePrivacy(ctx: Update, channel: Channel, ch: ChannelChanges): Promise<Channel> {
+  const { tx, viewer, realm } = ctx;
   const inviteOnly = ch.is_private ?? channel.invite_only;
   const webPublic = ch.is_web_public ?? (inviteOnly ? false : channel.is_web_public);
   // As the reference: a privacy change without a history choice gives private channels protected history.
@@ -253,24 +248,17 @@ async function changePrivacy(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelVie
   const after = await channelAudience(tx, realm, updated);
   const companions = { history_public_to_subscribers: history, is_web_public: webPublic };
   const stay = after.filter((id) => before.has(id));
-  if (inviteOnly !== channel.invite_only) await emitChannelUpdate(svc, tx, emit, realm, updated, 'invite_only', inviteOnly, companions, stay);
-  if (webPublic !== channel.is_web_public) await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_web_public', webPublic, companions, stay);
+  if (inviteOnly !== channel.invite_only) await emitChannelUpdate(ctx, updated, 'invite_only', inviteOnly, companions, stay);
+  if (webPublic !== channel.is_web_public) await emitChannelUpdate(ctx, updated, 'is_web_public', webPublic, companions, stay);
   if (history !== channel.history_public_to_subscribers) {
-    await emitChannelUpdate(svc, tx, emit, realm, updated, 'history_public_to_subscribers', history, companions, stay);
+    await emitChannelUpdate(ctx, updated, 'history_public_to_subscribers', history, companions, stay);
   }
-  await announceSightChanges(svc, tx, emit, realm, updated, before, after);
+  await announceSightChanges(ctx, updated, before, after);
   return updated;
 }
 
-async function changeGroupSetting(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  channel: Channel,
-  setting: ChannelPermission,
-  change: GroupSettingChange,
-): Promise<Channel> {
+async function changeGroupSetting(ctx: ActionContext<Hooked>, channel: Channel, setting: ChannelPermission, change: GroupSettingChange): Promise<Channel> {
+  const { svc, tx, realm } = ctx;
   const column = `${setting}_id` as const;
   const current = channel[column];
   if (change.old !== undefined && !(await settingValueEquals(tx, realm.id, current, change.old))) throw expectationMismatch();
@@ -283,25 +271,23 @@ async function changeGroupSetting(
   const formatted = (await formatChannels(svc, tx, realm, [updated])).get(updated.id)!;
   const after = await channelAudience(tx, realm, updated);
   const stay = after.filter((id) => before.has(id));
-  await emitChannelUpdate(svc, tx, emit, realm, updated, setting, formatted[setting], {}, stay);
+  await emitChannelUpdate(ctx, updated, setting, formatted[setting], {}, stay);
   // Who may post decides the legacy stream_post_policy (and is_announcement_only): clients keeping those hear of it, as in the reference.
   if (formatted.stream_post_policy !== oldPostPolicy) {
-    await emitChannelUpdate(svc, tx, emit, realm, updated, 'stream_post_policy', formatted.stream_post_policy, {}, stay);
-    await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
+    await emitChannelUpdate(ctx, updated, 'stream_post_policy', formatted.stream_post_policy, {}, stay);
+    await emitChannelUpdate(ctx, updated, 'is_announcement_only', formatted.is_announcement_only, {}, stay);
   }
   // Administering or subscribing groups change who may see a private channel.
-  await announceSightChanges(svc, tx, emit, realm, updated, before, after);
+  await announceSightChanges(ctx, updated, before, after);
   return updated;
 }
 
 /** Whoever gains or loses sight of a channel hears of it as a creation or a deletion. */
-async function announceSightChanges(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel, before: Set<number>, after: number[]): Promise<void> {
+async function announceSightChanges(ctx: ActionContext<Hooked>, channel: Channel, before: Set<number>, after: number[]): Promise<void> {
   const gained = after.filter((id) => !before.has(id));
-  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers: gained });
+  if (gained.length > 0) await emitChannelsCreated(ctx, [channel], { newViewers: gained });
   await loseSight(
-    tx,
-    emit,
-    realm,
+    ctx,
     [channel],
     [...before].filter((id) => !after.includes(id)),
   );
@@ -309,22 +295,24 @@ async function announceSightChanges(svc: Hooked, tx: Tx, emit: Emit, realm: Real
 
 // ---------------------------------------------------------------- archiving
 
-async function archive(svc: Services, tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<Channel> {
-  if (await isDefault(tx, channel.id)) await setDefault(tx, emit, realm, channel, false);
+async function archive(ctx: ActionContext, channel: Channel): Promise<Channel> {
+  const { svc, tx, emit, realm } = ctx;
+  if (await isDefault(tx, channel.id)) await setDefault(ctx, channel, false);
   const updated = await setColumns(tx, channel, { is_archived: true });
-  await emitChannelUpdate(svc, tx, emit, realm, updated, 'is_archived', true);
+  await emitChannelUpdate(ctx, updated, 'is_archived', true);
   await sendNotices(svc, tx, emit, realm, [await archivedNotice(tx, updated)]);
   return updated;
 }
 
 /** DELETE /streams/{stream_id}: archives (channels are never deleted). */
 export async function archiveChannel(svc: Services, realm: Realm, actor: User, channelId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, actor);
     const channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
     if (channel.is_archived) throw badRequest('Channel is already archived');
-    await archive(svc, tx, emit, realm, channel);
+    await archive(ctx, channel);
   });
 }
 
@@ -334,7 +322,8 @@ async function isDefault(tx: Tx, channelId: number): Promise<boolean> {
   return (await tx.selectFrom('default_channels').select('channel_id').where('channel_id', '=', channelId).executeTakeFirst()) !== undefined;
 }
 
-async function setDefault(tx: Tx, emit: Emit, realm: Realm, channel: Channel, on: boolean): Promise<void> {
+async function setDefault(ctx: ActionContext<unknown>, channel: Channel, on: boolean): Promise<void> {
+  const { tx, realm } = ctx;
   if (on === (await isDefault(tx, channel.id))) return;
   if (on) {
     if (channel.invite_only) throw badRequest('Private channels cannot be made default.');
@@ -343,18 +332,12 @@ async function setDefault(tx: Tx, emit: Emit, realm: Realm, channel: Channel, on
   } else {
     await tx.deleteFrom('default_channels').where('channel_id', '=', channel.id).execute();
   }
-  await emitDefaultChannels(tx, emit, realm);
+  await emitDefaultChannels(ctx);
 }
 
 /** A new organization's first channels (onboarding/): public, default, created by its owner. */
-export async function createInitialChannels(
-  svc: Services,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  owner: User,
-  channels: { name: string; description: string }[],
-): Promise<Channel[]> {
+export async function createInitialChannels(ctx: ActionContext<Services, User>, channels: { name: string; description: string }[]): Promise<Channel[]> {
+  const { svc, tx, realm, actor: owner } = ctx;
   const viewer = await channelViewer(tx, realm, owner);
   // Fixed onboarding texts, rendered in the organization's creating transaction: on
   // PGlite's single connection a render reading outside it would wait for it forever.
@@ -363,18 +346,19 @@ export async function createInitialChannels(
   const html = (text: string) => rendered.get(text) ?? '';
   const created: Channel[] = [];
   for (const c of channels) created.push(await insertChannel(html, tx, viewer, c.name, c.description, { is_default_stream: true }));
-  await emitChannelsCreated(svc, tx, emit, realm, created);
-  await emitDefaultChannels(tx, emit, realm);
+  await emitChannelsCreated(ctx, created);
+  await emitDefaultChannels(ctx);
   return created;
 }
 
 /** POST/DELETE /default_streams: administrators only. */
 export async function setDefaultChannel(svc: Services, realm: Realm, actor: User, channelId: number, on: boolean): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const channel = await accessChannel(tx, await channelViewer(tx, realm, actor), channelId);
     if (!on && !(await isDefault(tx, channel.id))) throw badRequest('Channel is not a default channel.');
-    await setDefault(tx, emit, realm, channel, on);
+    await setDefault(ctx, channel, on);
   });
 }
 
@@ -384,7 +368,8 @@ export async function setDefaultChannel(svc: Services, realm: Realm, actor: User
  * After a user is deactivated or reactivated: the channel settings whose anonymous value names
  * them directly list them no longer, or again; those who may see each channel hear the new value.
  */
-export async function announceChannelSettingMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function announceChannelSettingMembers(ctx: ActionContext<Hooked>, user: User): Promise<void> {
+  const { svc, tx, realm } = ctx;
   const values = await settingValuesNaming(tx, realm.id, user.id);
   const uses = await channelSettingsIn(tx, realm.id, new Set(values), { includeArchived: true });
   if (uses.length === 0) return;
@@ -396,12 +381,13 @@ export async function announceChannelSettingMembers(svc: Hooked, tx: Tx, emit: E
   );
   for (const { channel, settings } of uses) {
     const audience = await channelAudience(tx, realm, channel);
-    for (const setting of settings) await emitChannelUpdate(svc, tx, emit, realm, channel, setting, formatted.get(channel.id)![setting], {}, audience);
+    for (const setting of settings) await emitChannelUpdate(ctx, channel, setting, formatted.get(channel.id)![setting], {}, audience);
   }
 }
 
 /** After a role change: channels the user can newly see, or no longer see. */
-export async function announceChannelVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, before: ChannelViewer, user: User): Promise<void> {
+export async function announceChannelVisibility(ctx: ActionContext<Hooked>, before: ChannelViewer, user: User): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const after = await channelViewer(tx, realm, user);
   const channels = await tx.selectFrom('channels').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
   // Guests know of no default channels: a user becoming or ceasing to be one hears the list as it now is for them.
@@ -410,6 +396,6 @@ export async function announceChannelVisibility(svc: Hooked, tx: Tx, emit: Emit,
   }
   const gained = channels.filter((c) => !hasMetadataAccess(before, c) && hasMetadataAccess(after, c));
   const lost = channels.filter((c) => hasMetadataAccess(before, c) && !hasMetadataAccess(after, c));
-  if (gained.length > 0) await emitChannelsCreated(svc, tx, emit, realm, gained, { newViewers: [user.id] });
-  await loseSight(tx, emit, realm, lost, [user.id]);
+  if (gained.length > 0) await emitChannelsCreated(ctx, gained, { newViewers: [user.id] });
+  await loseSight(ctx, lost, [user.id]);
 }

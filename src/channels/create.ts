@@ -6,8 +6,7 @@ import type { Channel } from './tables.ts';
 import type { Tx } from '../db/transact.ts';
 import { isRowId } from '../db/ids.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
-import { requireOwner } from '../users/access.ts';
+import { administersChannelList, requireOwner } from '../users/access.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { storeGroupSettingValue, systemGroupIds, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, rulesOf, type ChannelPermission } from '../user_groups/permission-settings.ts';
@@ -79,7 +78,7 @@ async function checkNewChannel(tx: Tx, viewer: ChannelViewer, s: ChannelSettings
     throw insufficientPermission();
   }
   // Default channels are the administrators' choice, however the channel comes to exist (as the reference).
-  if (s.is_default_stream && !isAdmin(user)) throw insufficientPermission();
+  if (s.is_default_stream && !administersChannelList(user)) throw insufficientPermission();
   if (s.is_default_stream && inviteOnly) throw badRequest('A default channel cannot be private.');
   if (s.message_retention_days !== undefined && s.message_retention_days !== null) requireOwner(user);
   if (s.topics_policy !== undefined && s.topics_policy !== 'inherit' && !holdsRealmPermission(viewer, 'can_set_topics_policy_group')) {

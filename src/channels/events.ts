@@ -3,8 +3,6 @@
 
 import type { Hooked } from '../services.ts';
 import { inIds } from '../db/ids.ts';
-import type { Emit, Tx } from '../db/transact.ts';
-import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { formatChannels, personalSettings, type ApiChannel } from './format.ts';
@@ -12,6 +10,7 @@ import { channelAudience, defaultChannelIds, subscriberIds } from './queries.ts'
 import { ROLE } from '../users/roles.ts';
 import { userSettings } from '../users/settings.ts';
 import type { ServerEvent } from '../events/types.ts';
+import type { ActionContext } from '../db/transact.ts';
 
 /** A user's notification defaults, which `null` (inherit) subscription settings mean. */
 export function notificationDefaults(user: Pick<User, 'settings' | 'timezone'>): Record<string, boolean> {
@@ -37,13 +36,11 @@ export function subscriptionObject(channel: ApiChannel, sub: Subscription, subsc
  * subscriber lists and counts add up either way.
  */
 export async function emitChannelsCreated(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   channels: Channel[],
   opts: { newViewers?: number[]; subscribing?: number[] } = {},
 ): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   const { newViewers, subscribing = [] } = opts;
   const formatted = await formatChannels(svc, tx, realm, channels);
   const subscribers = newViewers
@@ -67,7 +64,8 @@ export async function emitChannelsCreated(
 }
 
 /** `stream/delete` for users who can no longer know of a channel. */
-export function emitChannelsGone(emit: Emit, realm: Realm, channels: Channel[], users: number[]): void {
+export function emitChannelsGone(ctx: ActionContext<unknown>, channels: Channel[], users: number[]): void {
+  const { emit, realm } = ctx;
   if (users.length === 0 || channels.length === 0) return;
   emit(realm.id, { type: 'stream', op: 'delete', streams: channels.map((c) => ({ stream_id: c.id })), stream_ids: channels.map((c) => c.id) }, users);
 }
@@ -77,16 +75,14 @@ export function emitChannelsGone(emit: Emit, realm: Realm, channels: Channel[], 
  * reference sends (rendered_description, history_public_to_subscribers, is_web_public).
  */
 export async function emitChannelUpdate(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   channel: Channel,
   property: string,
   value: unknown,
   extra: StreamUpdateExtras = {},
   audience?: number[],
 ): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   const users = audience ?? (await channelAudience(tx, realm, channel));
   const event: ServerEvent = { type: 'stream', op: 'update', stream_id: channel.id, name: channel.name, property, value, ...extra };
   const hidden: Record<string, unknown> = {};
@@ -103,13 +99,11 @@ export async function emitChannelUpdate(
 
 /** `subscription/add` to each user newly subscribed, with full subscription objects. */
 export async function emitSubscriptionsAdded(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   added: { user: User; channel: Channel; sub: Subscription }[],
   extraHidden: Record<string, unknown> = {},
 ): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   if (added.length === 0) return;
   const channels = [...new Map(added.map((a) => [a.channel.id, a.channel])).values()];
   const [formatted, subscribers] = await Promise.all([
@@ -139,12 +133,11 @@ export async function emitSubscriptionsAdded(
  * learn who joined or left it.
  */
 export async function emitPeerChanges(
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<unknown>,
   op: 'peer_add' | 'peer_remove',
   changes: { channel: Channel; userIds: number[] }[],
 ): Promise<void> {
+  const { tx, emit, realm } = ctx;
   for (const { channel, userIds } of changes) {
     if (userIds.length === 0) continue;
     const audience = (await channelAudience(tx, realm, channel)).filter((id) => !userIds.includes(id));
@@ -158,7 +151,8 @@ export async function emitPeerChanges(
  * Clients that do not know archived channels forgot an archived channel's
  * subscriptions; when it comes back they hear of them again, as new ones.
  */
-export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, channel: Channel): Promise<void> {
+export async function emitUnarchived(ctx: ActionContext<Hooked>, channel: Channel): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const legacyOnly = { only_without_capability: 'archived_channels' };
   const subscribers = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
   const audience = await channelAudience(tx, realm, channel);
@@ -166,7 +160,7 @@ export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Rea
   if (subscribers.length > 0) {
     emit(realm.id, { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: subscribers }, audience, { hidden: legacyOnly });
   }
-  await replayFormerSubscriptions(svc, tx, emit, realm, channel, subscribers, audience, legacyOnly);
+  await replayFormerSubscriptions(ctx, channel, subscribers, audience, legacyOnly);
   if (subscribers.length === 0) return;
   const rows = await tx
     .selectFrom('subscriptions')
@@ -178,10 +172,7 @@ export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Rea
     .execute();
   const users = new Map((await tx.selectFrom('users').selectAll().where(inIds('id', subscribers)).execute()).map((u) => [u.id, u]));
   await emitSubscriptionsAdded(
-    svc,
-    tx,
-    emit,
-    realm,
+    ctx,
     rows.map((sub) => ({ user: users.get(sub.user_id)!, channel, sub })),
     legacyOnly,
   );
@@ -192,15 +183,13 @@ export async function emitUnarchived(svc: Hooked, tx: Tx, emit: Emit, realm: Rea
  * that the channel lands among their unsubscribed channels again.
  */
 async function replayFormerSubscriptions(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   channel: Channel,
   subscribers: number[],
   audience: number[],
   hidden: Record<string, unknown>,
 ): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   const former = await tx
     .selectFrom('subscriptions')
     .innerJoin('users', 'users.id', 'subscriptions.user_id')
@@ -234,7 +223,8 @@ async function replayFormerSubscriptions(
 }
 
 /** `default_streams` to those who may know them: active users who are not guests (as the reference). */
-export async function emitDefaultChannels(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+export async function emitDefaultChannels(ctx: ActionContext<unknown>): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const ids = await defaultChannelIds(tx, realm.id);
   const users = await tx
     .selectFrom('users')

@@ -4,12 +4,12 @@
 import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
 import type { Channel, Subscription } from './tables.ts';
-import { isAdmin } from '../users/roles.ts';
 import { badRequest } from '../http/errors.ts';
 import { hasContentAccess, hasMetadataAccess, isSubscribed, type ChannelViewer } from './access.ts';
 import { defaultChannelIds, listChannels, subscriberIds, subscriptionsOf } from './queries.ts';
 import { compareByName, formatChannels, type ApiChannel } from './format.ts';
 import { subscriptionObject } from './events.ts';
+import { administersChannelList } from '../users/access.ts';
 
 export interface ChannelFilters {
   include_public: boolean;
@@ -25,7 +25,7 @@ export interface ChannelFilters {
 
 /** GET /streams (spec endpoint 19). */
 export async function listChannelsFor(svc: Hooked, db: Executor, viewer: ChannelViewer, f: ChannelFilters): Promise<ApiChannel[]> {
-  if (f.include_all_active && !isAdmin(viewer.user)) throw badRequest('User not authorized for this query');
+  if (f.include_all_active && !administersChannelList(viewer.user)) throw badRequest('User not authorized for this query');
   const all = await listChannels(db, viewer.realm.id);
   const defaults = new Set(await defaultChannelIds(db, viewer.realm.id));
   const includeAll = f.include_all || f.include_all_active;

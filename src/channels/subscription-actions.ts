@@ -8,7 +8,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
 import { isRowId } from '../db/ids.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
@@ -28,9 +28,9 @@ import { insertChannel, type ChannelSettings } from './create.ts';
  * subscriptions to them are forgotten: should the channels reappear, they come
  * back as never subscribed, which is what their clients will have recorded.
  */
-export async function loseSight(tx: Tx, emit: Emit, realm: Realm, channels: Channel[], users: number[]): Promise<void> {
+export async function loseSight(ctx: ActionContext<unknown>, channels: Channel[], users: number[]): Promise<void> {
   if (channels.length === 0 || users.length === 0) return;
-  await tx
+  await ctx.tx
     .deleteFrom('subscriptions')
     .where(
       'channel_id',
@@ -40,7 +40,7 @@ export async function loseSight(tx: Tx, emit: Emit, realm: Realm, channels: Chan
     .where('user_id', 'in', users)
     .where('active', '=', false)
     .execute();
-  emitChannelsGone(emit, realm, channels, users);
+  emitChannelsGone(ctx, channels, users);
 }
 
 // ---------------------------------------------------------------- subscribing
@@ -55,20 +55,18 @@ export interface Pair {
  * emits subscription/add and peer_add. Returns which pairs were new.
  */
 export async function addSubscriptions(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   pairs: Pair[],
   /** Colors asked for new subscriptions, by channel id (`subscriptions[].color`). */
   chosenColors?: Map<number, string>,
 ): Promise<{ added: Pair[]; already: Pair[] }> {
+  const { svc, tx, emit, realm } = ctx;
   // Limited users (can_access_all_users_group) meet the channel's subscribers, and they them.
   const access = await watchUserAccess(svc, tx, realm, async () => [
     ...pairs.map((p) => p.user.id),
     ...[...(await subscriberIds(tx, [...new Set(pairs.map((p) => p.channel.id))])).values()].flat(),
   ]);
-  await introduceChannels(svc, tx, emit, realm, pairs);
+  await introduceChannels(ctx, pairs);
   const added: { user: User; channel: Channel; sub: Subscription }[] = [];
   const already: Pair[] = [];
   const nextColor = subscriptionColors(tx, chosenColors);
@@ -77,20 +75,21 @@ export async function addSubscriptions(
     if (sub) added.push({ user, channel, sub });
     else already.push({ user, channel });
   }
-  await emitSubscriptionsAdded(svc, tx, emit, realm, added);
+  await emitSubscriptionsAdded(ctx, added);
   const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
   for (const a of added) {
     const entry = byChannel.get(a.channel.id) ?? { channel: a.channel, userIds: [] };
     entry.userIds.push(a.user.id);
     byChannel.set(a.channel.id, entry);
   }
-  await emitPeerChanges(tx, emit, realm, 'peer_add', [...byChannel.values()]);
+  await emitPeerChanges(ctx, 'peer_add', [...byChannel.values()]);
   await access.announce(emit);
   return { added, already };
 }
 
 /** Users who could not see a channel (private, or public to a guest) learn of it before joining. */
-async function introduceChannels(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, pairs: Pair[]): Promise<void> {
+async function introduceChannels(ctx: ActionContext<Hooked>, pairs: Pair[]): Promise<void> {
+  const { tx, realm } = ctx;
   const byChannelPairs = new Map<number, { channel: Channel; users: number[] }>();
   for (const { user, channel } of pairs) {
     const entry = byChannelPairs.get(channel.id) ?? { channel, users: [] };
@@ -100,7 +99,7 @@ async function introduceChannels(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
   for (const { channel, users } of byChannelPairs.values()) {
     const audience = new Set(await channelAudience(tx, realm, channel));
     const newViewers = users.filter((id) => !audience.has(id));
-    if (newViewers.length > 0) await emitChannelsCreated(svc, tx, emit, realm, [channel], { newViewers, subscribing: newViewers });
+    if (newViewers.length > 0) await emitChannelsCreated(ctx, [channel], { newViewers, subscribing: newViewers });
   }
 }
 
@@ -180,7 +179,7 @@ export interface SubscribeRequest extends ChannelSettings {
 /** POST /users/me/subscriptions: subscribes the caller or `principals`, creating channels that do not exist. */
 export async function subscribe(svc: Services, realm: Realm, actor: User, req: SubscribeRequest) {
   const html = await descriptionsHtml(svc, realm, req.subscriptions);
-  return transact(svc, (tx, emit) => subscribeWithin(svc, tx, emit, realm, actor, req, html));
+  return transactAs(svc, realm, actor, (ctx) => subscribeWithin(ctx, req, html));
 }
 
 /** The descriptions of the channels a request may create, rendered before its transaction. */
@@ -192,7 +191,8 @@ function descriptionsHtml(svc: Services, realm: Realm, subscriptions: SubscribeR
   );
 }
 
-async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, actor: User, req: SubscribeRequest, html: (text: string) => string) {
+async function subscribeWithin(ctx: ActionContext<Services, User>, req: SubscribeRequest, html: (text: string) => string) {
+  const { tx, realm, actor } = ctx;
   const names = req.subscriptions.map((s) => ({
     name: checkChannelName(s.name),
     description: checkChannelDescription(s.description ?? ''),
@@ -203,11 +203,11 @@ async function subscribeWithin(svc: Services, tx: Tx, emit: Emit, realm: Realm, 
   const othersIncluded = targets.some((u) => u.id !== actor.id);
   const { channels, created, unauthorized, colors } = await channelsToJoin(html, tx, viewer, names, req, othersIncluded);
   // The creator of a channel may subscribe others to it, whatever the organization's settings.
-  await emitChannelsCreated(svc, tx, emit, realm, created);
-  if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(tx, emit, realm);
+  await emitChannelsCreated(ctx, created);
+  if (created.length > 0 && req.is_default_stream) await emitDefaultChannels(ctx);
   const pairs = targets.flatMap((user) => channels.map((channel) => ({ user, channel })));
-  const { added, already } = await addSubscriptions(svc, tx, emit, realm, pairs, colors);
-  const tellSubscribers = await postSubscriptionNotices(svc, tx, emit, realm, actor, req, { targets, added, created });
+  const { added, already } = await addSubscriptions(ctx, pairs, colors);
+  const tellSubscribers = await postSubscriptionNotices(ctx, req, { targets, added, created });
   return {
     subscribed: keyed(added),
     already_subscribed: keyed(already),
@@ -263,14 +263,11 @@ async function channelsToJoin(
  * channel's first message. Returns whether the subscribed were told.
  */
 async function postSubscriptionNotices(
-  svc: Services,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  actor: User,
+  ctx: ActionContext<Services, User>,
   req: SubscribeRequest,
   s: { targets: User[]; added: Pair[]; created: Channel[] },
 ): Promise<boolean | undefined> {
+  const { svc, tx, emit, realm, actor } = ctx;
   const notices: Notice[] = [];
   const subscribedUsers = new Set(s.added.map((a) => a.user.id));
   const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
@@ -292,24 +289,25 @@ export type UnsubscribeHook = (tx: Tx, emit: Emit, realmId: number, userId: numb
 
 /** DELETE /users/me/subscriptions: `subscriptions` are channel names. */
 export async function unsubscribe(svc: Services, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
-  return transact(svc, (tx, emit) => unsubscribeWithin(svc, tx, emit, realm, actor, names, principals));
+  return transactAs(svc, realm, actor, (ctx) => unsubscribeWithin(ctx, names, principals));
 }
 
 /** The legacy PATCH /users/me/subscriptions: `add` then `delete`, all or nothing (as the reference). */
 export async function changeSubscriptions(svc: Services, realm: Realm, actor: User, add: SubscribeRequest['subscriptions'], remove: string[]) {
   if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   const html = await descriptionsHtml(svc, realm, add);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
     const added =
       add.length > 0
-        ? await subscribeWithin(svc, tx, emit, realm, actor, { subscriptions: add, authorization_errors_fatal: true, announce: false }, html)
+        ? await subscribeWithin(ctx, { subscriptions: add, authorization_errors_fatal: true, announce: false }, html)
         : { subscribed: {}, already_subscribed: {} };
-    const removed = remove.length > 0 ? await unsubscribeWithin(svc, tx, emit, realm, actor, remove) : { removed: [], not_removed: [] };
+    const removed = remove.length > 0 ? await unsubscribeWithin(ctx, remove) : { removed: [], not_removed: [] };
     return { ...added, ...removed };
   });
 }
 
-async function unsubscribeWithin(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
+async function unsubscribeWithin(ctx: ActionContext<Hooked, User>, names: string[], principals?: (number | string)[]) {
+  const { tx, realm, actor } = ctx;
   const viewer = await channelViewer(tx, realm, actor);
   const targets = principals && principals.length > 0 ? await resolvePrincipals(tx, realm, principals) : [actor];
   const channels: Channel[] = [];
@@ -320,10 +318,11 @@ async function unsubscribeWithin(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, 
   if (targets.some((u) => u.id !== actor.id)) {
     for (const c of channels) if (!canRemoveSubscribers(viewer, c)) throw insufficientPermission();
   }
-  return removeSubscriptions(svc, tx, emit, realm, targets, channels);
+  return removeSubscriptions(ctx, targets, channels);
 }
 
-async function removeSubscriptions(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, users: User[], channels: Channel[]) {
+async function removeSubscriptions(ctx: ActionContext<Hooked>, users: User[], channels: Channel[]) {
+  const { svc, tx, emit, realm } = ctx;
   // Limited users may stop seeing those they met only in these channels.
   const access = await watchUserAccess(svc, tx, realm, async () =>
     [
@@ -359,9 +358,7 @@ async function removeSubscriptions(svc: Hooked, tx: Tx, emit: Emit, realm: Realm
   // else rejoining would bring old messages back unread.
   for (const r of removed) await svc.hooks.afterUnsubscribe(tx, emit, realm.id, r.user.id, r.channel.id);
   await emitPeerChanges(
-    tx,
-    emit,
-    realm,
+    ctx,
     'peer_remove',
     channels.map((channel) => ({ channel, userIds: removed.filter((r) => r.channel.id === channel.id).map((r) => r.user.id) })),
   );
@@ -370,7 +367,7 @@ async function removeSubscriptions(svc: Hooked, tx: Tx, emit: Emit, realm: Realm
     const lost: Channel[] = [];
     const viewer = await channelViewer(tx, realm, user);
     for (const r of removed) if (r.user.id === user.id && !hasMetadataAccess(viewer, r.channel)) lost.push(r.channel);
-    await loseSight(tx, emit, realm, lost, [user.id]);
+    await loseSight(ctx, lost, [user.id]);
   }
   await access.announce(emit);
   return { removed: removed.map((r) => r.channel.name), not_removed: notRemoved.map((r) => r.channel.name) };
@@ -439,7 +436,8 @@ export async function updateSubscriptionProperties(svc: Services, realm: Realm, 
 // ---------------------------------------------------------------- hooks for the users domain
 
 /** New users join the organization's default channels (as in the reference). */
-export async function subscribeToDefaultChannels(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function subscribeToDefaultChannels(ctx: ActionContext<Hooked>, user: User): Promise<void> {
+  const { tx, realm } = ctx;
   const defaults = await tx
     .selectFrom('channels')
     .innerJoin('default_channels', 'default_channels.channel_id', 'channels.id')
@@ -449,17 +447,14 @@ export async function subscribeToDefaultChannels(svc: Hooked, tx: Tx, emit: Emit
     .orderBy('channels.id')
     .execute();
   await addSubscriptions(
-    svc,
-    tx,
-    emit,
-    realm,
+    ctx,
     defaults.map((channel) => ({ user, channel })),
   );
 }
 
 /** A user deactivated or back: others see them leave or rejoin their channels' subscriber lists. */
-export async function announceSubscriberActivity(tx: Tx, emit: Emit, realm: Realm, user: User, active: boolean): Promise<void> {
-  const rows = await tx
+export async function announceSubscriberActivity(ctx: ActionContext<unknown>, user: User, active: boolean): Promise<void> {
+  const rows = await ctx.tx
     .selectFrom('channels')
     .innerJoin('subscriptions', 'subscriptions.channel_id', 'channels.id')
     .selectAll('channels')
@@ -467,9 +462,7 @@ export async function announceSubscriberActivity(tx: Tx, emit: Emit, realm: Real
     .where('subscriptions.active', '=', true)
     .execute();
   await emitPeerChanges(
-    tx,
-    emit,
-    realm,
+    ctx,
     active ? 'peer_add' : 'peer_remove',
     rows.map((channel) => ({ channel, userIds: [user.id] })),
   );

@@ -7,11 +7,10 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest, insufficientPermission, notFound } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
-import { requireNotGuest } from '../users/access.ts';
+import { mayDeactivateEmoji, mayOverrideDefaultEmoji, requireNotGuest } from '../users/access.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { hasRealmPermission } from '../user_groups/access.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
@@ -46,7 +45,8 @@ export function checkEmojiName(name: string): void {
   if (name.length > MAX_EMOJI_NAME_LENGTH) throw badRequest(`Emoji name is too long (limit: ${MAX_EMOJI_NAME_LENGTH} characters)`);
 }
 
-async function notifyEmoji(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+async function notifyEmoji(ctx: ActionContext<unknown>): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const realm_emoji = emojiDict(await listCustomEmoji(tx, realm.id));
   emit(realm.id, { type: 'realm_emoji', op: 'update', realm_emoji }, await activeUserIds(tx, realm.id));
 }
@@ -59,7 +59,7 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   if (!(await hasRealmPermission(svc.db, realm, actor, 'can_add_custom_emoji_group'))) throw insufficientPermission();
   if (await customEmojiByName(svc.db, realm.id, name)) throw badRequest(EXISTS);
   if (files.length !== 1) throw badRequest('You must upload exactly one file.');
-  if (emojiCodeForName(name) !== undefined && !isAdmin(actor)) throw badRequest('Only administrators can override default emoji.');
+  if (emojiCodeForName(name) !== undefined && !mayOverrideDefaultEmoji(actor)) throw badRequest('Only administrators can override default emoji.');
   const [file] = files as [UploadedFile];
   if (file.data.length > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
     throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
@@ -82,12 +82,13 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
   try {
     await svc.storage.put(emojiKey(realm.id, fileName), file.data);
     if (still && stillName) await svc.storage.put(emojiKey(realm.id, stillName), still);
-    await transact(svc, async (tx, emit) => {
+    await transactAs(svc, realm, actor, async (ctx) => {
+      const { tx } = ctx;
       await tx
         .insertInto('realm_emoji')
         .values({ id, realm_id: realm.id, name, author_id: actor.id, file_name: fileName, still_file_name: stillName, date_created: new Date() })
         .execute();
-      await notifyEmoji(tx, emit, realm);
+      await notifyEmoji(ctx);
     });
   } catch (err) {
     // No row refers to the files.
@@ -100,10 +101,11 @@ export async function uploadCustomEmoji(svc: Services, realm: Realm, actor: User
 
 /** DELETE /realm/emoji/{emoji_name}: deactivates; the author or an administrator. */
 export async function deactivateCustomEmoji(svc: Services, realm: Realm, actor: User, name: string): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const emoji = await customEmojiByName(tx, realm.id, name);
     if (!emoji) throw notFound(`Emoji '${name}' does not exist`);
-    if (!isAdmin(actor) && emoji.author_id !== actor.id) throw badRequest('Must be an organization administrator or emoji author');
+    if (!mayDeactivateEmoji(actor, emoji.author_id)) throw badRequest('Must be an organization administrator or emoji author');
     const updated = await tx
       .updateTable('realm_emoji')
       .set({ deactivated: true })
@@ -112,6 +114,6 @@ export async function deactivateCustomEmoji(svc: Services, realm: Realm, actor: 
       .executeTakeFirst();
     // Deactivated meanwhile by someone else: as if it had not existed.
     if (updated.numUpdatedRows === 0n) throw notFound(`Emoji '${name}' does not exist`);
-    await notifyEmoji(tx, emit, realm);
+    await notifyEmoji(ctx);
   });
 }

@@ -10,7 +10,6 @@ import type { User } from '../users/tables.ts';
 import type { CustomProfileField } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
-import { isAdmin } from '../users/roles.ts';
 import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
 import { DEFAULT_EXTERNAL_ACCOUNTS, FIELD_TYPE, hasFieldData, isRenderable, LIMITS } from './field-types.ts';
@@ -25,7 +24,7 @@ import {
   type FieldData,
   type ProfileDataEntry,
 } from './validation.ts';
-import { requireAdmin } from '../users/access.ts';
+import { mayEditLockedFields, requireAdmin } from '../users/access.ts';
 import type { Person } from '../users/events.ts';
 
 export interface CustomProfileFieldsEvent {
@@ -239,7 +238,7 @@ export async function applyProfileData(
   };
   for (const entry of entries) {
     const field = await getField(tx, realm.id, entry.id);
-    if (!isAdmin(actor) && !field.editable_by_user) {
+    if (!mayEditLockedFields(actor) && !field.editable_by_user) {
       throw badRequest('You are not allowed to change this field. Contact an administrator to update it.');
     }
     const existing = await getValue(tx, realm.id, field.id, target.id);

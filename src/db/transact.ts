@@ -6,11 +6,38 @@ import type { Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import type { Services } from '../services.ts';
 import type { Notice, ProcessEvent, ServerEvent } from '../events/types.ts';
+import type { Realm } from '../realm/tables.ts';
+import type { User } from '../users/tables.ts';
 import { isRaceLost } from './errors.ts';
 
 export type Tx = Transaction<Database>;
 
 export type Emit = (realmId: number, event: ServerEvent | ProcessEvent, users: Iterable<number>, extra?: Omit<Notice, 'realmId' | 'event' | 'users'>) => void;
+
+/**
+ * What the steps of one action share (issue 13 point 5), instead of each
+ * threading (svc, tx, emit, realm, actor, ...): the services (`S`: all of them,
+ * or only what the step uses, as `Hooked`), the transaction, its emit, the
+ * organization, and who acts (`null`: the server itself, as hooks, jobs and
+ * manage commands; `User` where a request's user must be there).
+ */
+export interface ActionContext<S = Services, A extends User | null = User | null> {
+  readonly svc: S;
+  readonly tx: Tx;
+  readonly emit: Emit;
+  readonly realm: Realm;
+  readonly actor: A;
+}
+
+/** transact() whose work receives one ActionContext. */
+export function transactAs<T, S extends Parameters<typeof transact>[0], A extends User | null>(
+  svc: S,
+  realm: Realm,
+  actor: A,
+  work: (ctx: ActionContext<S, A>) => Promise<T>,
+): Promise<T> {
+  return transact(svc, (tx, emit) => work({ svc, tx, emit, realm, actor }));
+}
 
 /**
  * Attempts of one action. A transaction that lost a race (a unique index took a

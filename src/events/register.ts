@@ -5,12 +5,12 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { badRequest } from '../http/errors.ts';
-import { isGuest } from '../users/roles.ts';
 import { versionFields } from '../version.ts';
 import { capabilities as parseCapabilities, type QueueOptions } from './queue.ts';
 import { checkRegisterNarrow } from './narrow.ts';
 import { applyEvents, fetchState, selected, type RegisterContext } from './state.ts';
 import { STATE_SECTIONS } from './sections.ts';
+import { mayFollowAllPublicChannels } from '../users/access.ts';
 
 export interface RegisterParams {
   apply_markdown: boolean;
@@ -55,7 +55,7 @@ export async function registerQueue(svc: Services, realm: Realm, user: User | nu
     if (p.include_subscribers === true) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request");
   }
   const allPublicStreams = p.all_public_streams ?? false;
-  if (allPublicStreams && user && isGuest(user)) throw badRequest('User not authorized for this query');
+  if (allPublicStreams && user && !mayFollowAllPublicChannels(user)) throw badRequest('User not authorized for this query');
   checkRegisterNarrow(p.narrow);
 
   const { ctx, sections } = registerContext(svc, realm, user, p);

@@ -23,7 +23,7 @@ import type { Services } from '../services.ts';
 import type { Db } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import { settingsOf } from '../realm/queries.ts';
-import { FLAG_BITS } from '../messages/flags.ts';
+import { FLAG_BITS } from '../messages/flags/flags.ts';
 import { intArray } from '../db/ids.ts';
 import { userSettings } from '../users/settings.ts';
 import { emojiKey } from '../custom_emoji/format.ts';

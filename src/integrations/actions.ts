@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { transact } from '../db/transact.ts';
-import { sendWithin } from '../messages/send.ts';
+import { sendWithin } from '../messages/send/send.ts';
 import type { WebhookMessage } from './payload.ts';
 import type { Integration } from './index.ts';
 

@@ -14,9 +14,9 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Invitation } from './tables.ts';
 import { sql } from 'kysely';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission, missingArgument } from '../http/errors.ts';
-import { isAdmin, ROLE, type Role } from '../users/roles.ts';
+import { ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
 import { emailInUse, getUser } from '../users/queries.ts';
 import { announceNewUser, insertUser, passwordHashOf } from '../users/actions.ts';
@@ -24,7 +24,7 @@ import { settingsOf } from '../realm/queries.ts';
 import { canAddSubscribers, channelViewer, hasMetadataAccess } from '../channels/access.ts';
 import { defaultChannelIds, getChannel, listChannels } from '../channels/queries.ts';
 import { accessGroupForUpdate, hasRealmPermission } from '../user_groups/access.ts';
-import { requireAdmin, requireMemberOrAdmin, requireModerator, requireOwnerForOwnerRole } from '../users/access.ts';
+import { invitesAsAdministrator, requireAdmin, requireMayGrantRole, requireMemberOrAdmin, requireOwnerForOwnerRole } from '../users/access.ts';
 import { addressRefusal, parseInviteeEmails } from './emails.ts';
 import { invitationLink } from './format.ts';
 import { invitationEmail } from './mail.ts';
@@ -77,8 +77,8 @@ function invitationFailed(msg: string, errors: Skipped[], flags: { sent: boolean
  */
 function checkRole(actor: User, role: number, adminOnly: boolean): void {
   requireOwnerForOwnerRole(actor, role);
-  if (adminOnly || role === ROLE.ADMINISTRATOR) requireAdmin(actor);
-  if (role === ROLE.MODERATOR) requireModerator(actor);
+  if (adminOnly) requireAdmin(actor);
+  requireMayGrantRole(actor, role);
 }
 
 /** The reference's confirmation keys: 24 characters of lowercase base32 (120 random bits). */
@@ -232,14 +232,14 @@ export async function sendInvitations(
   await checkInviter(svc, realm, actor, 'can_invite_users_group', s.invitedAs);
   const emails = parseInviteeEmails(inviteeEmails);
   if (emails.length === 0) throw badRequest('You must specify at least one email address.');
-  const settings = { ...s, welcomeMessageCustomText: isAdmin(actor) ? s.welcomeMessageCustomText : null };
+  const settings = { ...s, welcomeMessageCustomText: invitesAsAdministrator(actor) ? s.welcomeMessageCustomText : null };
   const { skipped } = await transact(svc, async (tx, emit) => {
     await takeTurns(tx, realm.id);
     const channels = await checkChannels(tx, realm, actor, s.channelIds);
     const groupIds = await checkGroups(tx, realm, actor, s.groupIds);
     await checkDailyLimit(tx, svc, realm, emails.length);
     const joined = actor.date_joined.getTime();
-    if (!settingsOf(realm).invite_required && !isAdmin(actor) && joined > Date.now() - MIN_INVITER_AGE_DAYS * 86_400_000) {
+    if (!settingsOf(realm).invite_required && !invitesAsAdministrator(actor) && joined > Date.now() - MIN_INVITER_AGE_DAYS * 86_400_000) {
       throw invitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], {
         sent: false,
       });
@@ -283,7 +283,7 @@ export async function sendInvitations(
 /** POST /invites/multiuse: a link anyone may join through until it expires or is revoked. */
 export async function createInviteLink(svc: Services, realm: Realm, actor: User, s: InvitationSettings): Promise<string> {
   await checkInviter(svc, realm, actor, 'create_multiuse_invite_group', s.invitedAs);
-  const settings = { ...s, welcomeMessageCustomText: isAdmin(actor) ? s.welcomeMessageCustomText : null };
+  const settings = { ...s, welcomeMessageCustomText: invitesAsAdministrator(actor) ? s.welcomeMessageCustomText : null };
   const inv = await transact(svc, async (tx, emit) => {
     const channels = await checkChannels(tx, realm, actor, s.channelIds);
     const groupIds = await checkGroups(tx, realm, actor, s.groupIds);
@@ -361,7 +361,8 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
   const fullName = checkFullName(a.full_name);
   checkPasswordStrength(a.password);
   const passwordHash = await passwordHashOf(svc, a.password);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, null, async (ctx) => {
+    const { tx, emit } = ctx;
     const inv = await invitationByToken(tx, a.key.trim());
     if (!inv || inv.realm_id !== realm.id) throw badRequest('Invalid invitation link.');
     if (inv.status === 'used') throw badRequest('This invitation has already been used.');
@@ -398,7 +399,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     const channels = (await listChannels(tx, realm.id, [...channelIds])).filter((c) => !c.is_archived);
     const notices = acceptedNotices(inv, await getUser(tx, realm.id, inv.referred_by_id), user);
     // The users domain's creation hook (spendInvitationsTo, wiring.ts) sends an email invitation's inviter invites_changed.
-    await announceNewUser(svc, tx, emit, realm, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
+    await announceNewUser(ctx, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
     if (inv.is_multiuse) await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
     return user;
   });

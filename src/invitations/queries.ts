@@ -5,8 +5,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Config } from '../config.ts';
 import type { User } from '../users/tables.ts';
 import type { Invitation } from './tables.ts';
-import { isAdmin } from '../users/roles.ts';
-import { requireMemberOrAdmin } from '../users/access.ts';
+import { managesEveryones, requireMemberOrAdmin } from '../users/access.ts';
 
 /** Pending and not expired at `now`. */
 export function isLive(invitation: Pick<Invitation, 'status' | 'expires_at'>, now = new Date()): boolean {
@@ -26,7 +25,7 @@ export async function managedInvitations(db: Executor, viewer: User): Promise<In
     .where('realm_id', '=', viewer.realm_id)
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date())]));
-  if (!isAdmin(viewer)) q = q.where('referred_by_id', '=', viewer.id);
+  if (!managesEveryones(viewer)) q = q.where('referred_by_id', '=', viewer.id);
   else q = q.where('referred_by_id', 'in', (eb) => eb.selectFrom('users').select('id').where('realm_id', '=', viewer.realm_id).where('is_active', '=', true));
   return q.orderBy('is_multiuse').orderBy('id').execute();
 }

@@ -6,7 +6,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { listLinkifiers } from './queries.ts';
@@ -26,7 +26,8 @@ export interface LinkifierInput {
 
 const notFound = () => badRequest('Linkifier not found.');
 
-async function notifyLinkifiers(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+async function notifyLinkifiers(ctx: ActionContext<unknown>): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const list = await listLinkifiers(tx, realm.id);
   emit(realm.id, { type: 'realm_linkifiers', realm_linkifiers: list }, await activeUserIds(tx, realm.id));
 }
@@ -53,7 +54,8 @@ async function lockLinkifiers(tx: Tx, realmId: number): Promise<void> {
 /** POST /realm/filters: the new linkifier goes last. */
 export async function addLinkifier(svc: Services, realm: Realm, actor: User, input: LinkifierInput): Promise<number> {
   requireAdmin(actor);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockLinkifiers(tx, realm.id);
     const checked = await checkLinkifier(tx, realm, input);
     const last = await tx
@@ -67,7 +69,7 @@ export async function addLinkifier(svc: Services, realm: Realm, actor: User, inp
       .values({ realm_id: realm.id, ...checked, position })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await notifyLinkifiers(tx, emit, realm);
+    await notifyLinkifiers(ctx);
     return row.id;
   });
 }
@@ -75,24 +77,26 @@ export async function addLinkifier(svc: Services, realm: Realm, actor: User, inp
 /** PATCH /realm/filters/{filter_id} (spec endpoint 20). */
 export async function updateLinkifier(svc: Services, realm: Realm, actor: User, id: number, input: LinkifierInput): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockLinkifiers(tx, realm.id);
     const existing = await tx.selectFrom('linkifiers').select('id').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
     if (!existing) throw notFound();
     const checked = await checkLinkifier(tx, realm, input, id);
     await tx.updateTable('linkifiers').set(checked).where('realm_id', '=', realm.id).where('id', '=', id).execute();
-    await notifyLinkifiers(tx, emit, realm);
+    await notifyLinkifiers(ctx);
   });
 }
 
 /** DELETE /realm/filters/{filter_id}. */
 export async function removeLinkifier(svc: Services, realm: Realm, actor: User, id: number): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockLinkifiers(tx, realm.id);
     const deleted = await tx.deleteFrom('linkifiers').where('realm_id', '=', realm.id).where('id', '=', id).executeTakeFirst();
     if (deleted.numDeletedRows === 0n) throw notFound();
-    await notifyLinkifiers(tx, emit, realm);
+    await notifyLinkifiers(ctx);
   });
 }
 
@@ -101,7 +105,8 @@ export async function reorderLinkifiers(svc: Services, realm: Realm, actor: User
   requireAdmin(actor);
   const wanted = new Set(orderedIds);
   if (wanted.size < orderedIds.length) throw badRequest('The ordered list must not contain duplicated linkifiers');
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockLinkifiers(tx, realm.id);
     const existing = await listLinkifiers(tx, realm.id);
     if (existing.length !== wanted.size || existing.some((l) => !wanted.has(l.id))) {
@@ -112,6 +117,6 @@ export async function reorderLinkifiers(svc: Services, realm: Realm, actor: User
     for (const [position, id] of orderedIds.entries()) {
       await tx.updateTable('linkifiers').set({ position }).where('realm_id', '=', realm.id).where('id', '=', id).execute();
     }
-    await notifyLinkifiers(tx, emit, realm);
+    await notifyLinkifiers(ctx);
   });
 }

@@ -9,7 +9,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from './tables.ts';
-import type { Searcher } from './search.ts';
+import type { Searcher } from './fetch/search.ts';
 import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../channels/access.ts';

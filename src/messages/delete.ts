@@ -10,7 +10,7 @@ import type { Message } from './tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { channelViewer } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
-import { firstMessageId, messageAudience } from './changes.ts';
+import { firstMessageId, messageAudience } from './history/changes.ts';
 import { intArray } from './state-support.ts';
 import { messageToChange, checkCanDelete } from './access.ts';
 import type { DeleteMessageEvent } from './events.ts';
@@ -52,6 +52,6 @@ export async function deleteMessages(
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });
   if (channel && firstBefore !== null && ids.includes(firstBefore)) {
-    await emitChannelUpdate(svc, tx, emit, realm, channel, 'first_message_id', await firstMessageId(tx, channel.id));
+    await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', await firstMessageId(tx, channel.id));
   }
 }

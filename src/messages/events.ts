@@ -5,13 +5,13 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Message } from './tables.ts';
 import { formatMessages, senderAvatarComputable } from './format.ts';
-import { flagNames } from './flags.ts';
-import type { ApiSubmessage } from './submessages.ts';
+import { flagNames } from './flags/flags.ts';
+import type { ApiSubmessage } from './submessages/submessages.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { TopicLink } from '../markdown/index.ts';
 import type { ApiMessage } from './format.ts';
-import type { FlagName } from './flags.ts';
-import type { MutedTopicEntry, UserTopicEntry } from './user-topics.ts';
+import type { FlagName } from './flags/flags.ts';
+import type { MutedTopicEntry, UserTopicEntry } from './topics/user-topics.ts';
 import type { PropagateMode } from './edit/request.ts';
 
 // The events of messages (digest 3.3), as actions emit them; events/shape.ts adapts

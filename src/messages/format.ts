@@ -12,8 +12,8 @@ import { settingsOf } from '../realm/queries.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { topicLinker } from '../linkifiers/rendering.ts';
 import type { TopicLink } from '../markdown/index.ts';
-import { flagNames, HISTORICAL_FLAGS } from './flags.ts';
-import { submessagesOf, type ApiSubmessage } from './submessages.ts';
+import { flagNames, HISTORICAL_FLAGS } from './flags/flags.ts';
+import { submessagesOf, type ApiSubmessage } from './submessages/submessages.ts';
 
 export interface ApiMessage extends Record<string, unknown> {
   id: number;

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { StateSection } from '../events/state.ts';
 import type { DeleteMessageEvent } from './events.ts';
-import { FLAG_BITS } from './flags.ts';
+import { FLAG_BITS } from './flags/flags.ts';
 import { SubscriptionTracker, type EventMessage } from './state-support.ts';
 
 /** Ids of messages a `delete_message` event removes (bulk form or one per event). */

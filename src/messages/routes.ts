@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Router, PublicContext } from '../http/router.ts';
 import { p } from '../http/params.ts';
-import { sendMessage } from './send.ts';
-import { fetchMessage, fetchMessages, matchesNarrow } from './fetch.ts';
-import { parseNarrow } from './narrow.ts';
+import { sendMessage } from './send/send.ts';
+import { fetchMessage, fetchMessages, matchesNarrow } from './fetch/fetch.ts';
+import { parseNarrow } from './fetch/narrow.ts';
 import { channelViewer } from '../channels/access.ts';
-import type { Searcher } from './search.ts';
+import type { Searcher } from './fetch/search.ts';
 import { renderMarkdown } from '../rendering/index.ts';
 
 /** `type`: `direct` and `private` are direct messages; `channel` and `stream` channel messages. */

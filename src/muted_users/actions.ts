@@ -1,6 +1,6 @@
 // Muting users (digest section 3 `muted_users`): the list is the muter's own.
 // Muting marks the muted user's messages read for the muter at once, and
-// messages/send.ts keeps new ones arriving read (mutersAmong).
+// messages/send/send.ts keeps new ones arriving read (mutersAmong).
 
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -8,8 +8,8 @@ import type { User } from '../users/tables.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { accessUser } from '../users/queries.ts';
-import { FLAG_BITS } from '../messages/flags.ts';
-import { flagEvent } from '../messages/flag-actions.ts';
+import { FLAG_BITS } from '../messages/flags/flags.ts';
+import { flagEvent } from '../messages/flags/flag-actions.ts';
 import { mutedUsers } from './queries.ts';
 import type { MutedUserEntry } from './queries.ts';
 

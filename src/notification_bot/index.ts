@@ -28,7 +28,7 @@ export interface Notice {
   from?: SystemBot;
 }
 
-/** messages/send.ts posts them (Services.hooks.sendNotice, wiring.ts). */
+/** messages/send/send.ts posts them (Services.hooks.sendNotice, wiring.ts). */
 export type NoticeSender = (svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice) => Promise<number>;
 
 /** Posts the notices in order; returns their message ids. */

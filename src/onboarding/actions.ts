@@ -15,13 +15,13 @@ import { subscribeToDefaultChannels } from '../channels/subscription-actions.ts'
 import { sendNotices } from '../notification_bot/index.ts';
 import { WELCOME_BOT, systemBot } from '../users/system-bots.ts';
 import { emojiCodeForName } from '../markdown/emoji.ts';
-import { FLAG_BITS } from '../messages/flags.ts';
+import { FLAG_BITS } from '../messages/flags/flags.ts';
 import { GENERAL_CHANNEL, INITIAL_CHANNELS, INITIAL_MESSAGES, WAVE } from './messages.ts';
 
 /** Runs inside createRealm's transaction, after the owner exists; returns the organization as it now is. */
 export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User): Promise<Realm> {
   if (!svc.config.onboarding) return realm;
-  const channels = await createInitialChannels(svc, tx, emit, realm, owner, INITIAL_CHANNELS);
+  const channels = await createInitialChannels({ svc, tx, emit, realm, actor: owner }, INITIAL_CHANNELS);
   const byName = new Map(channels.map((c) => [c.name, c]));
   const general = byName.get(GENERAL_CHANNEL)!;
   // New channels and server updates are announced in "general", as the reference sets them.
@@ -72,7 +72,7 @@ export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, rea
     })
     .execute();
 
-  await subscribeToDefaultChannels(svc, tx, emit, updated, owner);
+  await subscribeToDefaultChannels({ svc, tx, emit, realm: updated, actor: null }, owner);
   await giveOnboardingHistory(tx, emit, updated, owner);
   return updated;
 }

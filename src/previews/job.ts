@@ -12,7 +12,7 @@ import type { UpdateMessageEvent } from '../messages/events.ts';
 import { transact } from '../db/transact.ts';
 import { getUser } from '../users/queries.ts';
 import { renderMarkdown } from '../rendering/index.ts';
-import { flagNames } from '../messages/flags.ts';
+import { flagNames } from '../messages/flags/flags.ts';
 import { fetchLinkEmbedData } from './fetch.ts';
 import type { EmbedLinksJob } from './queue.ts';
 

@@ -12,7 +12,7 @@ import type { User } from '../users/tables.ts';
 import type { ServerEvent } from '../events/types.ts';
 import { transact, type Emit, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
-import { isOwner, ROLE } from '../users/roles.ts';
+import { ROLE } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { announceUserAccessChange } from '../users/access-changes.ts';
 import { REALM_SETTING_DEFAULTS } from './settings.ts';
@@ -58,7 +58,7 @@ const FREE_TEXT: ReadonlySet<string> = new Set(['name', 'description', 'default_
 export async function updateRealmSettings(svc: Services, realm: Realm, actor: User, changes: RealmChanges): Promise<Record<string, unknown>> {
   requireAdmin(actor);
   const asked = [...Object.keys(changes.settings), ...Object.keys(changes.groups)];
-  const wanted = settingValues(changes.settings, asked, isOwner(actor));
+  const wanted = settingValues(changes.settings, asked, actor);
   return transact(svc, async (tx, emit) => {
     // The row as it is now, locked: concurrent changes take turns (the request's copy may be a cached one).
     const current = await tx.selectFrom('realms').selectAll().where('id', '=', realm.id).forUpdate().executeTakeFirstOrThrow();
@@ -199,5 +199,5 @@ async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, da
   const send = await groupEventSender(tx, emit, realm.id);
   for (const [id, userIds] of left) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: userIds });
   for (const [id, userIds] of joined) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: userIds });
-  for (const u of active) await announceChannelVisibility(svc, tx, emit, realm, sight.get(u.id)!, u);
+  for (const u of active) await announceChannelVisibility({ svc, tx, emit, realm, actor: null }, sight.get(u.id)!, u);
 }

@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { p, type Param } from '../http/params.ts';
-import { badRequest, badValue, mustBeOwner } from '../http/errors.ts';
+import { badRequest, badValue } from '../http/errors.ts';
 import { LANGUAGES } from '../users/settings.ts';
 import { groupSettingChangeSchema, type GroupSettingChange } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/permission-settings.ts';
@@ -18,6 +18,8 @@ import {
   VIDEO_CHAT_PROVIDERS,
   type RealmSettingName,
 } from './settings.ts';
+import { requireOwnerFor } from '../users/access.ts';
+import type { User } from '../users/tables.ts';
 
 const flag = () => p.bool().optional();
 /** A number, or a word for a special value ("unlimited"), as JSON. */
@@ -133,7 +135,7 @@ const idsOf = (options: Record<string, { id: number }>) => Object.values(options
 export function settingValues(
   given: Partial<Record<ChangeableSetting, unknown>>,
   names: readonly string[],
-  isOwner: boolean,
+  actor: Pick<User, 'role'>,
 ): Partial<Record<ChangeableSetting, unknown>> {
   const language = given.default_language;
   if (typeof language === 'string' && !Object.hasOwn(LANGUAGES, language)) throw badRequest(`Invalid language '${language}'`);
@@ -141,7 +143,7 @@ export function settingValues(
   if (typeof provider === 'number' && !idsOf(VIDEO_CHAT_PROVIDERS).includes(provider)) throw badRequest(`Invalid video_chat_provider ${provider}`);
   const rating = given.giphy_rating;
   if (typeof rating === 'number' && !idsOf(GIPHY_RATING_OPTIONS).includes(rating)) throw badRequest(`Invalid giphy_rating ${rating}`);
-  if (!isOwner && names.some((n) => OWNER_ONLY_SETTINGS.has(n))) throw mustBeOwner();
+  requireOwnerFor(actor, names, OWNER_ONLY_SETTINGS);
   const values: Partial<Record<ChangeableSetting, unknown>> = { ...given };
   for (const name of [
     'message_content_delete_limit_seconds',

@@ -6,7 +6,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { NON_FIELD_ERRORS, templateVariables, validationFailure, type ValidationErrors } from '../linkifiers/validation.ts';
@@ -27,7 +27,8 @@ export interface PlaygroundInput {
 const BLANK = 'This field cannot be blank.';
 const DUPLICATE = 'Realm playground with this Realm, Pygments language and Name already exists.';
 
-async function notifyPlaygrounds(tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+async function notifyPlaygrounds(ctx: ActionContext<unknown>): Promise<void> {
+  const { tx, emit, realm } = ctx;
   emit(realm.id, { type: 'realm_playgrounds', realm_playgrounds: await listPlaygrounds(tx, realm.id) }, await activeUserIds(tx, realm.id));
 }
 
@@ -47,7 +48,8 @@ function playgroundErrors(input: PlaygroundInput): ValidationErrors {
 /** POST /realm/playgrounds: the values arrive stripped. */
 export async function addPlayground(svc: Services, realm: Realm, actor: User, input: PlaygroundInput): Promise<number> {
   requireAdmin(actor);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     // One change at a time per organization, so that the uniqueness read stays true.
     await tx.selectFrom('realms').select('id').where('id', '=', realm.id).forNoKeyUpdate().execute();
     const errors = playgroundErrors(input);
@@ -65,7 +67,7 @@ export async function addPlayground(svc: Services, realm: Realm, actor: User, in
       .values({ realm_id: realm.id, ...input })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await notifyPlaygrounds(tx, emit, realm);
+    await notifyPlaygrounds(ctx);
     return row.id;
   });
 }
@@ -73,9 +75,10 @@ export async function addPlayground(svc: Services, realm: Realm, actor: User, in
 /** DELETE /realm/playgrounds/{playground_id}. */
 export async function removePlayground(svc: Services, realm: Realm, actor: User, playgroundId: number): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const removed = await tx.deleteFrom('realm_playgrounds').where('realm_id', '=', realm.id).where('id', '=', playgroundId).returning('id').executeTakeFirst();
     if (!removed) throw badRequest('Invalid playground');
-    await notifyPlaygrounds(tx, emit, realm);
+    await notifyPlaygrounds(ctx);
   });
 }

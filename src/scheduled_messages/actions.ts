@@ -10,7 +10,7 @@ import { transact } from '../db/transact.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { renderMarkdown } from '../rendering/index.ts';
 import { channelViewer } from '../channels/access.ts';
-import { sendWithin, type SendRequest } from '../messages/send.ts';
+import { sendWithin, type SendRequest } from '../messages/send/send.ts';
 import { normalizeContent, normalizeTopic } from '../messages/validation.ts';
 import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { formatReminder, formatScheduledMessage } from './format.ts';

@@ -15,7 +15,7 @@ import { transact } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { getUser } from '../users/queries.ts';
 import { channelViewer } from '../channels/access.ts';
-import { sendWithin } from '../messages/send.ts';
+import { sendWithin } from '../messages/send/send.ts';
 import { sendNotices } from '../notification_bot/index.ts';
 import { DELIVERY, type ScheduledMessage } from './tables.ts';
 import { formatScheduledMessage } from './format.ts';

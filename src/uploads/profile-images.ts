@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
-import { transact } from '../db/transact.ts';
+import { transact, transactAs } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds } from '../users/queries.ts';
 import { avatarFacet, notifyUsers } from '../users/actions.ts';
@@ -37,14 +37,15 @@ function checkAvatarChangesAllowed(realm: Realm, actor: User): void {
 
 /** Switches the avatar's source, bumps its version and tells everyone who sees the user. */
 async function changeAvatarSource(svc: Services, realm: Realm, actor: User, source: 'G' | 'U'): Promise<User> {
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const updated = await tx
       .updateTable('users')
       .set((eb) => ({ avatar_source: source, avatar_version: eb('avatar_version', '+', 1) }))
       .where('id', '=', actor.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await notifyUsers(svc, tx, emit, realm, updated, 'update', () => avatarFacet(updated));
+    await notifyUsers(ctx, updated, 'update', () => avatarFacet(updated));
     return updated;
   });
 }

@@ -6,7 +6,7 @@
 
 import type { Executor } from '../db/schema.ts';
 import type { User } from '../users/tables.ts';
-import { isGuest } from '../users/roles.ts';
+import { roleAdmits } from '../users/access.ts';
 import { userGroupIds, type GroupSettingRules } from './group-setting.ts';
 import type { SystemGroupName } from './system-groups.ts';
 
@@ -112,7 +112,7 @@ export function rulesOf(s: PermissionSetting): GroupSettingRules {
 
 /** Whether `user` holds a permission whose value is `groupId` (guests only where the setting admits everyone). */
 export async function hasPermission(db: Executor, user: User, s: PermissionSetting, groupId: number, groups?: Set<number>): Promise<boolean> {
-  if (isGuest(user) && !s.allowEveryone) return false;
+  if (!roleAdmits(user, s.allowEveryone)) return false;
   return (groups ?? (await userGroupIds(db, user.id))).has(groupId);
 }
 

@@ -10,7 +10,7 @@ import { transact } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUsersWhoCanSee } from '../users/queries.ts';
 import { updateSettings } from '../users/settings-actions.ts';
-import { checkEmoji, emojiForName, type Emoji } from '../messages/reactions.ts';
+import { checkEmoji, emojiForName, type Emoji } from '../messages/reactions/reactions.ts';
 
 export interface UserStatusEvent {
   type: 'user_status';

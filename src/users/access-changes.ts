@@ -15,6 +15,7 @@ import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type Access
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
 import type { Person } from './events.ts';
+import type { ActionContext } from '../db/transact.ts';
 
 export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
   const oldGroup = before.group_settings.can_access_all_users_group;
@@ -34,7 +35,8 @@ export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, 
 }
 
 /** After `viewer`'s role changed (it is the user as it now is): the users it gained or lost sight of. */
-export async function announceOwnAccessChange(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, viewer: User, before: AccessibleUsers): Promise<void> {
+export async function announceOwnAccessChange(ctx: ActionContext<Hooked>, viewer: User, before: AccessibleUsers): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   if (!viewer.is_active) return;
   const after = await accessibleUsers(svc, tx, realm, viewer);
   if (before === 'all' && after === 'all') return;

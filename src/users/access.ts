@@ -5,7 +5,7 @@
 
 import type { User } from './tables.ts';
 import type { Realm } from '../realm/tables.ts';
-import { badRequest, mustBeAdmin, mustBeModerator, mustBeOwner } from '../http/errors.ts';
+import { badRequest, insufficientPermission, mustBeAdmin, mustBeModerator, mustBeOwner } from '../http/errors.ts';
 import { ROLE, isAdmin, isGuest, isModerator, isOwner } from './roles.ts';
 import { settingsOf } from '../realm/queries.ts';
 
@@ -29,6 +29,13 @@ export function requireOwnerForOwnerRole(actor: Pick<User, 'role'>, ...roles: nu
   if (roles.includes(ROLE.OWNER)) requireOwner(actor);
 }
 
+/** Granting a role (inviting as one) is for those who hold it or a higher one. */
+export function requireMayGrantRole(actor: Pick<User, 'role'>, role: number): void {
+  if (role === ROLE.OWNER) requireOwner(actor);
+  else if (role === ROLE.ADMINISTRATOR) requireAdmin(actor);
+  else if (role === ROLE.MODERATOR) requireModerator(actor);
+}
+
 /** Anyone but guests. */
 export function requireNotGuest(user: Pick<User, 'role'>): void {
   if (isGuest(user)) throw badRequest('Not allowed for guest users');
@@ -38,6 +45,82 @@ export function requireNotGuest(user: Pick<User, 'role'>): void {
 export function requireMemberOrAdmin(user: User): void {
   requireNotGuest(user);
   if (user.bot_type !== null) throw badRequest('This endpoint does not accept bot requests.');
+}
+
+/** Guests hold only the permissions a setting opens to everyone (the reference's allow_everyone_group). */
+export function roleAdmits(user: Pick<User, 'role'>, allowEveryone: boolean): boolean {
+  return allowEveryone || !isGuest(user);
+}
+
+/** POST /users: administrators with `can_create_users`. */
+export function requireCanCreateUsers(actor: User): void {
+  if (!isAdmin(actor) || !actor.can_create_users) throw badRequest('User not authorized to create users');
+}
+
+/** Changing another user's email address: owners with `can_change_user_emails`. */
+export function requireCanChangeUserEmails(actor: User): void {
+  if (!isOwner(actor) || !actor.can_change_user_emails) throw badRequest('User not authorized to change user emails');
+}
+
+/** Guests cannot be given an administrator's role (the owner rules are requireOwnerForOwnerRole's). */
+export function requireRoleFits(target: Pick<User, 'role'>, role: number): void {
+  if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
+}
+
+/** Administrators manage every bot; others the bots they own. */
+export function administersBot(actor: Pick<User, 'id' | 'role'>, bot: Pick<User, 'bot_owner_id'>): boolean {
+  return isAdmin(actor) || bot.bot_owner_id === actor.id;
+}
+
+/** Whose bots and invitations a user manages: everyone's (administrators), else only their own. */
+export function managesEveryones(user: Pick<User, 'role'>): boolean {
+  return isAdmin(user);
+}
+
+/** DELETE /users/{id}: administrators deactivate anyone (an owner only if they are owners), others only their own bots. */
+export function requireMayDeactivate(actor: User, target: User): void {
+  if (!isAdmin(actor) && !(target.is_bot && administersBot(actor, target))) throw insufficientPermission();
+  if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
+}
+
+/** Settings only owners may change, among `names` (PATCH /realm). */
+export function requireOwnerFor(actor: Pick<User, 'role'>, names: readonly string[], ownerOnly: ReadonlySet<string>): void {
+  if (names.some((n) => ownerOnly.has(n))) requireOwner(actor);
+}
+
+/** Custom profile fields that users may not edit themselves are administrators' to set. */
+export function mayEditLockedFields(actor: Pick<User, 'role'>): boolean {
+  return isAdmin(actor);
+}
+
+/** A custom emoji that takes a default emoji's name is administrators' to add. */
+export function mayOverrideDefaultEmoji(actor: Pick<User, 'role'>): boolean {
+  return isAdmin(actor);
+}
+
+/** A custom emoji is deactivated by administrators or its author. */
+export function mayDeactivateEmoji(actor: Pick<User, 'id' | 'role'>, authorId: number | null): boolean {
+  return isAdmin(actor) || authorId === actor.id;
+}
+
+/** Invitations: only administrators word a custom welcome message, or invite while their account is new. */
+export function invitesAsAdministrator(actor: Pick<User, 'role'>): boolean {
+  return isAdmin(actor);
+}
+
+/** Channels: only administrators list every active channel, or make a channel a default one. */
+export function administersChannelList(user: Pick<User, 'role'>): boolean {
+  return isAdmin(user);
+}
+
+/** Register's all_public_streams is not for guests (they see only what they are subscribed to). */
+export function mayFollowAllPublicChannels(user: Pick<User, 'role'>): boolean {
+  return !isGuest(user);
+}
+
+/** Moderators (and above) move messages whatever their age; the organization's time limits bind others. */
+export function movesPastTimeLimits(user: Pick<User, 'role'>): boolean {
+  return isModerator(user);
 }
 
 /** Whether the organization lets a user change their own name, email address or avatar (administrators always may). */

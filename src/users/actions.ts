@@ -4,11 +4,11 @@
 import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, type Emit, transactAs, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { ApiError, badRequest, insufficientPermission, mustBeOwner } from '../http/errors.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
-import { isAdmin, isOwner, ROLE, type Role } from './roles.ts';
+import { isOwner, ROLE, type Role } from './roles.ts';
 import { checkFullName, checkPasswordStrength, emailRefusal, isValidEmail } from './validation.ts';
 import { accessibleUsers, accessUser, activeUserIds, canAccess, countActiveOwners, emailInUse, getUser, usersWhoCanSee } from './queries.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
@@ -27,7 +27,7 @@ import type { ProfileDataEntry } from '../custom_profile_fields/validation.ts';
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { newUserNotices } from './notices.ts';
 import { announceOwnAccessChange } from './access-changes.ts';
-import { requireAdmin, requireOwnerForOwnerRole } from './access.ts';
+import { requireAdmin, requireCanChangeUserEmails, requireCanCreateUsers, requireMayDeactivate, requireOwnerForOwnerRole, requireRoleFits } from './access.ts';
 import type { Person } from './events.ts';
 
 export interface NewUser {
@@ -66,16 +66,14 @@ export interface Arrival {
  * the organization's default channels, or the channels given (an invitation's);
  * then the system bots speak of it (users/notices.ts).
  */
-export async function announceNewUser(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, arrival: Arrival = {}): Promise<void> {
+export async function announceNewUser(ctx: ActionContext<Services>, user: User, arrival: Arrival = {}): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   const channels = arrival.channels ?? 'default';
-  await emitUserAdded(svc, tx, emit, realm, user, svc.config);
-  if (channels === 'default') await subscribeToDefaultChannels(svc, tx, emit, realm, user);
+  await emitUserAdded(ctx, user, svc.config);
+  if (channels === 'default') await subscribeToDefaultChannels(ctx, user);
   else
     await addSubscriptions(
-      svc,
-      tx,
-      emit,
-      realm,
+      ctx,
       channels.map((channel) => ({ user, channel })),
     );
   for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
@@ -135,16 +133,14 @@ export async function insertUser(
  * the subject's real email.
  */
 export async function notifyUsers(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<Hooked>,
   subject: User,
   op: 'add' | 'update',
   person: (canSeeEmail: boolean, viewer: Pick<User, 'id' | 'role'>) => Person,
   /** Only these viewers (e.g. those whose view of the subject changed). */
   only?: (viewer: Pick<User, 'id' | 'role'>) => boolean,
 ): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   // Only those who may see the subject hear of it (can_access_all_users_group).
   const audience = await usersWhoCanSee(svc, tx, realm, subject);
   const viewers = (await tx.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute()).filter((v) =>
@@ -172,8 +168,9 @@ async function usersWhoCannotSee(svc: Hooked, tx: Tx, realm: Realm, subject: Use
   return (await activeUserIds(tx, realm.id)).filter((id) => !access.has(id));
 }
 
-export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User, config: Services['config']): Promise<void> {
-  await notifyUsers(svc, tx, emit, realm, user, 'add', (_canSee, viewer) => {
+export async function emitUserAdded(ctx: ActionContext<Hooked>, user: User, config: Services['config']): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
+  await notifyUsers(ctx, user, 'add', (_canSee, viewer) => {
     const person: Person = { ...formatUser(user, viewer, { clientSvcavatar: false }) };
     if (!user.is_bot) person.profile_data = {};
     return person;
@@ -190,7 +187,7 @@ export async function emitUserAdded(svc: Hooked, tx: Tx, emit: Emit, realm: Real
 
 /** POST /users: administrators with `can_create_users`. */
 export async function createUser(svc: Services, realm: Realm, actor: User, params: { email: string; password: string; full_name: string }): Promise<User> {
-  if (!isAdmin(actor) || !actor.can_create_users) throw badRequest('User not authorized to create users');
+  requireCanCreateUsers(actor);
   const fullName = checkFullName(params.full_name);
   const email = params.email.trim();
   if (!isValidEmail(email)) throw badRequest('Bad name or username');
@@ -200,10 +197,11 @@ export async function createUser(svc: Services, realm: Realm, actor: User, param
   if (refusal === 'disposable') throw badRequest('Disposable email addresses are not allowed in this organization');
   checkPasswordStrength(params.password);
   const passwordHash = await passwordHashOf(svc, params.password);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     if (await emailInUse(tx, realm.id, email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { email, fullName, passwordHash, role: ROLE.MEMBER });
-    await announceNewUser(svc, tx, emit, realm, user);
+    await announceNewUser(ctx, user);
     return user;
   });
 }
@@ -214,10 +212,11 @@ export async function createUserAsOperator(svc: Services, realm: Realm, u: NewUs
   if (!isValidEmail(u.email)) throw badRequest(`Invalid email '${u.email}'`);
   if (u.password !== null) checkPasswordStrength(u.password);
   const passwordHash = await passwordHashOf(svc, u.password);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, null, async (ctx) => {
+    const { tx } = ctx;
     if (await emailInUse(tx, realm.id, u.email)) throw badRequest('Email is already in use.');
     const user = await insertUser(tx, svc, realm, { ...u, fullName, passwordHash });
-    await announceNewUser(svc, tx, emit, realm, user);
+    await announceNewUser(ctx, user);
     return user;
   });
 }
@@ -234,49 +233,52 @@ export interface UserChanges {
 export async function updateUser(svc: Services, realm: Realm, actor: User, targetId: number, changes: UserChanges): Promise<void> {
   requireAdmin(actor);
   const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (changes.role !== undefined && changes.role !== target.role) {
-      await changeRole(svc, tx, emit, realm, target, changes.role as Role, actor);
+      await changeRole(ctx, target, changes.role as Role);
     }
     // A blank name is ignored rather than refused, as Zulip does.
     if (changes.full_name !== undefined && changes.full_name.trim() !== '' && changes.full_name !== target.full_name) {
       const name = checkFullName(changes.full_name);
       await tx.updateTable('users').set({ full_name: name }).where('id', '=', target.id).execute();
-      await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, full_name: name }));
+      await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, full_name: name }));
     }
     if (changes.new_email !== undefined && changes.new_email !== target.delivery_email) {
-      if (!isOwner(actor) || !actor.can_change_user_emails) throw badRequest('User not authorized to change user emails');
+      requireCanChangeUserEmails(actor);
       const email = changes.new_email.trim();
       if (!isValidEmail(email)) throw badRequest('Invalid new email address.');
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
-      await changeDeliveryEmail(svc, tx, emit, realm, target, email);
+      await changeDeliveryEmail(ctx, target, email);
     }
     if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data, profileHtml);
   });
 }
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
-export async function changeRole(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, role: Role, actor: User | null): Promise<void> {
+export async function changeRole(ctx: ActionContext<Hooked>, target: User, role: Role): Promise<void> {
+  const { svc, tx, emit, realm, actor } = ctx;
   if (actor) requireOwnerForOwnerRole(actor, role, target.role);
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
   }
-  if (target.role === ROLE.GUEST && role <= ROLE.ADMINISTRATOR) throw badRequest('Guests cannot be organization administrators');
+  requireRoleFits(target, role);
   const channelsBefore = await channelViewer(tx, realm, target);
   const usersBefore = await accessibleUsers(svc, tx, realm, target);
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
   const groupChanges = await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
-  await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, role }));
+  await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, role }));
   await announceMembershipChanges(tx, emit, updated, groupChanges);
   // A guest promoted into can_access_all_users_group sees everyone; a member made a guest, fewer.
-  await announceOwnAccessChange(svc, tx, emit, realm, updated, usersBefore);
+  await announceOwnAccessChange(ctx, updated, usersBefore);
   // A guest sees fewer channels than a member: the difference is announced.
-  await announceChannelVisibility(svc, tx, emit, realm, channelsBefore, updated);
+  await announceChannelVisibility(ctx, channelsBefore, updated);
 }
 
 /** A new delivery address (and API email where everyone sees it), with its events. */
-export async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, target: User, email: string): Promise<void> {
+export async function changeDeliveryEmail(ctx: ActionContext<Hooked>, target: User, email: string): Promise<void> {
+  const { tx } = ctx;
   const visibleToAll = canSeeDeliveryEmail(null, target);
   // A provider avatar is derived from the email: it changes with it.
   const avatarChanges = target.avatar_source === 'G';
@@ -290,13 +292,13 @@ export async function changeDeliveryEmail(svc: Hooked, tx: Tx, emit: Emit, realm
     .where('id', '=', target.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await notifyUsers(svc, tx, emit, realm, updated, 'update', (canSee) =>
+  await notifyUsers(ctx, updated, 'update', (canSee) =>
     canSee ? { user_id: target.id, delivery_email: email } : { user_id: target.id, delivery_email: null },
   );
   if (visibleToAll) {
-    await notifyUsers(svc, tx, emit, realm, updated, 'update', () => ({ user_id: target.id, new_email: email }));
+    await notifyUsers(ctx, updated, 'update', () => ({ user_id: target.id, new_email: email }));
   }
-  if (avatarChanges) await notifyUsers(svc, tx, emit, realm, updated, 'update', () => avatarFacet(updated));
+  if (avatarChanges) await notifyUsers(ctx, updated, 'update', () => avatarFacet(updated));
 }
 
 /** The avatar facet of a realm_user update. */
@@ -313,45 +315,47 @@ export function avatarFacet(user: User): Person {
 
 /** For operators: a role change with the data rules but no acting user. */
 export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: number, role: Role): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, null, async (ctx) => {
+    const { tx } = ctx;
     const target = await getUser(tx, realm.id, userId);
     if (!target) throw badRequest('No such user');
-    if (target.role !== role) await changeRole(svc, tx, emit, realm, target, role, null);
+    if (target.role !== role) await changeRole(ctx, target, role);
   });
 }
 
 /** (De)activates an account with every announcement; no checks (for actions that made theirs). */
-export async function setActive(svc: Services, tx: Tx, emit: Emit, realm: Realm, target: User, active: boolean): Promise<void> {
+export async function setActive(ctx: ActionContext<Services>, target: User, active: boolean): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
-  await notifyUsers(svc, tx, emit, realm, target, 'update', () => ({ user_id: target.id, is_active: active }));
+  await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, is_active: active }));
   // Deactivated users leave every group (clients drop them; those who cannot see the user are
   // told); reactivated, they are back in them.
   await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(svc, tx, realm, target));
   // Channel and organization settings naming the user change for everyone who knows them.
-  await announceChannelSettingMembers(svc, tx, emit, realm, target);
+  await announceChannelSettingMembers(ctx, target);
   await announceRealmSettingMembers(tx, emit, realm, target);
-  await announceSubscriberActivity(tx, emit, realm, target, active);
+  await announceSubscriberActivity(ctx, target, active);
   for (const h of svc.hooks.userLifecycle) await (active ? h.reactivated : h.deactivated)?.(svc, tx, emit, realm, { ...target, is_active: active });
 }
 
 /** DELETE /users/{user_id}. */
 export async function deactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowBots: true });
-    // Administrators manage everyone, and owners their bots; leaving oneself is DELETE /users/me.
-    const canAdminister = isAdmin(actor) || (target.is_bot && target.bot_owner_id === actor.id);
-    if (!canAdminister) throw insufficientPermission();
-    if (isOwner(target) && !isOwner(actor)) throw mustBeOwner();
+    // Leaving oneself is DELETE /users/me.
+    requireMayDeactivate(actor, target);
     if (isOwner(target) && !target.is_bot && (await countActiveOwners(tx, realm.id)) <= 1) {
       throw badRequest('Cannot deactivate the only organization owner');
     }
-    await setActive(svc, tx, emit, realm, target, false);
+    await setActive(ctx, target, false);
   });
 }
 
 /** DELETE /users/me. */
 export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: User): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     if (isOwner(actor) && (await countActiveOwners(tx, realm.id)) <= 1) {
       throw new ApiError('CANNOT_DEACTIVATE_LAST_USER', 'Cannot deactivate the only organization owner.', {
         data: { is_last_owner: true, entity: 'user' },
@@ -370,17 +374,18 @@ export async function deactivateOwnAccount(svc: Services, realm: Realm, actor: U
         data: { is_last_owner: false, entity: 'user' },
       });
     }
-    await setActive(svc, tx, emit, realm, actor, false);
+    await setActive(ctx, actor, false);
   });
 }
 
 /** POST /users/{user_id}/reactivate: administrators only. */
 export async function reactivateUser(svc: Services, realm: Realm, actor: User, targetId: number): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (target.is_active) throw badRequest('User is already active.');
-    await setActive(svc, tx, emit, realm, target, true);
+    await setActive(ctx, target, true);
   });
 }
 

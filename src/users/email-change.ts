@@ -9,7 +9,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import type { Email } from '../email/mailer.ts';
 import type { Tx } from '../db/transact.ts';
-import { transact } from '../db/transact.ts';
+import { transactAs } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { realmUrl } from '../realm/queries.ts';
 import { queueEmail } from '../email/queue.ts';
@@ -73,7 +73,8 @@ export async function startEmailChange(svc: Services, tx: Tx, realm: Realm, user
 export async function confirmEmailChange(svc: Services, realm: Realm | undefined, token: string): Promise<{ realm: Realm; email: string }> {
   if (!realm) throw new ApiError('NONEXISTENT_SUBDOMAIN', 'Invalid subdomain');
   if (realm.deactivated) throw new ApiError('REALM_DEACTIVATED', 'This organization has been deactivated');
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, null, async (ctx) => {
+    const { tx } = ctx;
     const row = await tx
       .selectFrom('email_change_requests')
       .selectAll()
@@ -88,7 +89,7 @@ export async function confirmEmailChange(svc: Services, realm: Realm | undefined
     // The organization's rules and the address's availability may have changed since.
     await checkNewEmail(tx, realm, user, row.new_email);
     await tx.updateTable('email_change_requests').set({ used_at: new Date() }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
-    await changeDeliveryEmail(svc, tx, emit, realm, user, row.new_email);
+    await changeDeliveryEmail(ctx, user, row.new_email);
     await queueEmail(tx, realm.id, changedNotice(realm, user, row.new_email));
     return { realm, email: row.new_email };
   });

@@ -8,7 +8,7 @@ import { apiEmailFor } from './format.ts';
 import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, type Emit, transactAs } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { mayChangeOwn } from './access.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
@@ -79,7 +79,8 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
   const requested = { ...changes.settings };
   if (requested.timezone !== undefined) requested.timezone = canonicalTimezone(requested.timezone as string)!;
 
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     const before = await tx.selectFrom('users').selectAll().where('id', '=', actor.id).forUpdate().executeTakeFirstOrThrow();
     if (emailChange) await startEmailChange(svc, tx, realm, before, changes.email!);
     const old = userSettings(before);
@@ -102,19 +103,19 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
       .executeTakeFirstOrThrow();
 
     if (fullName !== undefined && fullName !== before.full_name) {
-      await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
+      await notifyUsers(ctx, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
     }
     for (const [name, value] of changed) emitSettingChange(emit, realm, after, name, value);
     if (values.timezone !== undefined) {
-      await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
+      await notifyUsers(ctx, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
     }
-    if (visibility !== undefined) await announceEmailVisibility(svc, tx, emit, realm, before, after);
+    if (visibility !== undefined) await announceEmailVisibility(ctx, before, after);
     // Administrators follow who allows a private data export (the reference's realm_export_consent).
     if (values.allow_private_data_export !== undefined) {
       const consent: RealmExportConsentEvent = { type: 'realm_export_consent', user_id: after.id, consented: values.allow_private_data_export as boolean };
       emit(realm.id, consent, await activeAdministratorIds(tx, realm.id));
     }
-    if (values.presence_enabled !== undefined) await announcePresenceSharing(svc, tx, emit, realm, after, values.presence_enabled as boolean);
+    if (values.presence_enabled !== undefined) await announcePresenceSharing(ctx, after, values.presence_enabled as boolean);
     // Turning synchronization off deletes the server's copies (clients keep theirs): no events.
     if (values.enable_drafts_synchronization === false) await deleteAllDrafts(tx, after.id);
   });
@@ -133,21 +134,12 @@ function emitSettingChange(emit: Emit, realm: Realm, user: User, name: UserSetti
 }
 
 /** Who sees the real address changed: tell exactly those, and everyone about a new API email. */
-async function announceEmailVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, before: User, after: User): Promise<void> {
+async function announceEmailVisibility(ctx: ActionContext<Hooked>, before: User, after: User): Promise<void> {
   const viewChanged = (viewer: Pick<User, 'id' | 'role'>) => canSeeDeliveryEmail(viewer, before) !== canSeeDeliveryEmail(viewer, after);
-  await notifyUsers(
-    svc,
-    tx,
-    emit,
-    realm,
-    after,
-    'update',
-    (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }),
-    viewChanged,
-  );
-  if (after.email !== before.email) await notifyUsers(svc, tx, emit, realm, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
+  await notifyUsers(ctx, after, 'update', (canSee) => ({ user_id: after.id, delivery_email: canSee ? after.delivery_email : null }), viewChanged);
+  if (after.email !== before.email) await notifyUsers(ctx, after, 'update', () => ({ user_id: after.id, new_email: after.email }));
   // Clients that compute provider avatars can do so only for addresses they see.
-  if (after.avatar_source === 'G') await notifyUsers(svc, tx, emit, realm, after, 'update', () => avatarFacet(after), viewChanged);
+  if (after.avatar_source === 'G') await notifyUsers(ctx, after, 'update', () => avatarFacet(after), viewChanged);
 }
 
 /**
@@ -155,7 +147,8 @@ async function announceEmailVisibility(svc: Hooked, tx: Tx, emit: Emit, realm: R
  * leaves them as last seen well before the offline threshold, for as long as it
  * stays off (pings are then not recorded).
  */
-async function announcePresenceSharing(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, user: User, enabled: boolean): Promise<void> {
+async function announcePresenceSharing(ctx: ActionContext<Hooked>, user: User, enabled: boolean): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   const now = Date.now();
   if (enabled) await recordPresence(svc, tx, emit, realm, user, new Date(now), 'active', { force: true });
   // Both times in the past (not just the connection): a user who joined a minute ago must not read as active.

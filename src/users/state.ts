@@ -14,6 +14,7 @@ import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/
 import { realmHost, settingsOf } from '../realm/queries.ts';
 import { realmEventChanges } from '../realm/state.ts';
 import type { Person, RealmUserEvent } from './events.ts';
+import { roleAdmits } from './access.ts';
 
 /** A `realm_users` entry: the User object without `is_active` (the list says it). */
 function listEntry(user: ApiUser): Record<string, unknown> {
@@ -120,7 +121,7 @@ function inGroup(b: PermissionBasis, groupId: number, seen = new Set<number>()):
 
 /** hasPermission, on the basis. */
 function holds(b: PermissionBasis, setting: RealmPermission): boolean {
-  if (b.role === ROLE.GUEST && !REALM_PERMISSION_SETTINGS[setting].allowEveryone) return false;
+  if (!roleAdmits(b, REALM_PERMISSION_SETTINGS[setting].allowEveryone)) return false;
   const value = b.values[setting];
   if (value === undefined) return false;
   if (typeof value === 'number') return inGroup(b, value);

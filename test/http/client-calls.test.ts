@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
-import { deleteTopic } from '../../src/messages/delete-topic.ts';
+import { deleteTopic } from '../../src/messages/topics/delete-topic.ts';
 
 let server: TestServer;
 let admin: Client;

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { registerViewer, expectStateInSync } from '../support/state.ts';
-import { FLAG_BITS } from '../../src/messages/flags.ts';
+import { FLAG_BITS } from '../../src/messages/flags/flags.ts';
 import {
   age,
   channel,

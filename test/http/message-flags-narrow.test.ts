@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
-import { markAllAsRead } from '../../src/messages/flag-actions.ts';
+import { markAllAsRead } from '../../src/messages/flags/flag-actions.ts';
 import { getUser } from '../../src/users/queries.ts';
 import { channelId as idOf, drain, queueFor, readEvent, sendTo, subscribe } from './message-flags.fixture.ts';
 

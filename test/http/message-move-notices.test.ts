@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerViewer, expectStateInSync } from '../support/state.ts';
-import { FLAG_BITS } from '../../src/messages/flags.ts';
+import { FLAG_BITS } from '../../src/messages/flags/flags.ts';
 import {
   age,
   channel,

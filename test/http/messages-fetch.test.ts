@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type Client, type TestServer } from '../support/server.ts';
 import { ROLE } from '../../src/users/roles.ts';
 import { sql } from 'kysely';
-import { FLAG_BITS } from '../../src/messages/flags.ts';
+import { FLAG_BITS } from '../../src/messages/flags/flags.ts';
 
 let server: TestServer;
 let admin: Client;

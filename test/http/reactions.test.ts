@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type Client, type TestServer, ok } from '../support/server.ts';
 import { ROLE, type Role } from '../../src/users/roles.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
-import { FLAG_BITS } from '../../src/messages/flags.ts';
+import { FLAG_BITS } from '../../src/messages/flags/flags.ts';
 
 let server: TestServer;
 let admin: Client;

@@ -12,7 +12,7 @@ import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { lastMessageOf, later, ok, people, refused } from './scheduled-messages.fixture.ts';
 import { deliverDue } from '../../src/scheduled_messages/scheduler.ts';
 import { sendRequestOf } from '../../src/scheduled_messages/actions.ts';
-import { sendWithin } from '../../src/messages/send.ts';
+import { sendWithin } from '../../src/messages/send/send.ts';
 import { getUser } from '../../src/users/queries.ts';
 
 let server: TestServer;

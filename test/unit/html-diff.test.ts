@@ -1,7 +1,7 @@
 // content_html_diff (digest 1.14): marks on text only, the new rendering's tags kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { highlightHtmlDifferences } from '../../src/messages/html-diff.ts';
+import { highlightHtmlDifferences } from '../../src/messages/history/html-diff.ts';
 
 const tags = (html: string) => html.match(/<[^>]*>/g) ?? [];
 const withoutMarks = (html: string) =>

@@ -12,9 +12,9 @@ import { prerender } from '../../rendering/index.ts';
 import { reclaimAttachments } from '../../uploads/claims.ts';
 import { queueLinkPreviews } from '../../previews/queue.ts';
 import { usersAlertedBy } from '../../alert_words/matching.ts';
-import { mentionFlags } from '../send.ts';
-import { FLAG_BITS, MENTION_BITS } from '../flags.ts';
-import { copyHolders } from '../changes.ts';
+import { mentionFlags } from '../send/send.ts';
+import { FLAG_BITS, MENTION_BITS } from '../flags/flags.ts';
+import { copyHolders } from '../history/changes.ts';
 import { intArray } from '../state-support.ts';
 import { editedContent, type Edit } from './request.ts';
 

@@ -10,7 +10,7 @@ import type { Emit, Tx } from '../../db/transact.ts';
 import type { RenderResult } from '../../markdown/index.ts';
 import { subscriberIds } from '../../channels/queries.ts';
 import { topicLinker } from '../../linkifiers/rendering.ts';
-import { flagNames } from '../flags.ts';
+import { flagNames } from '../flags/flags.ts';
 import { intArray } from '../state-support.ts';
 import type { PropagateMode } from './request.ts';
 

@@ -12,8 +12,8 @@ import type { ChannelViewer } from '../../channels/access.ts';
 import { hasContentAccess } from '../../channels/access.ts';
 import { emitChannelUpdate } from '../../channels/events.ts';
 import { groupMemberIds } from '../../user_groups/group-setting.ts';
-import { FLAG_BITS } from '../flags.ts';
-import { firstMessageId, messageAudience } from '../changes.ts';
+import { FLAG_BITS } from '../flags/flags.ts';
+import { firstMessageId, messageAudience } from '../history/changes.ts';
 import { intArray } from '../state-support.ts';
 import type { Edit } from './request.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
@@ -185,6 +185,6 @@ export async function announceFirstMessageIds(svc: Services, tx: Tx, emit: Emit,
   const { from, to } = edit;
   if (!from || !to || edit.streamId === undefined) return;
   const [fromFirst, toFirst] = [await firstMessageId(tx, from.id), await firstMessageId(tx, to.id)];
-  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate(svc, tx, emit, realm, from, 'first_message_id', fromFirst);
-  if (toFirst !== before.firstIds[1]) await emitChannelUpdate(svc, tx, emit, realm, to, 'first_message_id', toFirst);
+  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, from, 'first_message_id', fromFirst);
+  if (toFirst !== before.firstIds[1]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, to, 'first_message_id', toFirst);
 }

@@ -9,7 +9,7 @@ import type { ChannelViewer } from '../../channels/access.ts';
 import { subscriberIds } from '../../channels/queries.ts';
 import { notificationBot } from '../../users/system-bots.ts';
 import { sendNotices, type Notice } from '../../notification_bot/index.ts';
-import { VISIBILITY } from '../user-topics.ts';
+import { VISIBILITY } from '../topics/user-topics.ts';
 import { deleteMessages } from '../delete.ts';
 import {
   isResolveNotice,
@@ -18,7 +18,7 @@ import {
   resolveNotice,
   RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS,
   type MovedMessages,
-} from '../move-notices.ts';
+} from './move-notices.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 
 /** Humans following a topic (a resolve notice stays unread for them). */

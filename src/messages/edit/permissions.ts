@@ -6,12 +6,12 @@ import type { Message } from '../tables.ts';
 import type { Tx } from '../../db/transact.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { settingsOf } from '../../realm/queries.ts';
-import { isModerator } from '../../users/roles.ts';
 import { canAdminister, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
-import { checkCanPost } from '../send.ts';
+import { checkCanPost } from '../send/send.ts';
 import type { Edit } from './request.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
+import { movesPastTimeLimits } from '../../users/access.ts';
 
 /** Grace on every time limit: clients allow editing a little past it, and requests take time (the reference's 20 s). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
@@ -77,7 +77,7 @@ export function checkTopicRules(viewer: ChannelViewer, edit: Edit): void {
     return;
   }
   if (!canEditTopic(viewer, from, to)) throw noEditPermission();
-  if (!isModerator(viewer.user) && !withinLimit(edit.message, edit.now, settingsOf(viewer.realm).move_messages_within_stream_limit_seconds)) {
+  if (!movesPastTimeLimits(viewer.user) && !withinLimit(edit.message, edit.now, settingsOf(viewer.realm).move_messages_within_stream_limit_seconds)) {
     throw badRequest("The time limit for editing this message's topic has passed.");
   }
 }
@@ -88,7 +88,7 @@ export function checkChannelRules(viewer: ChannelViewer, edit: Edit): void {
   if (!from || !to || edit.streamId === undefined) return;
   if (!canMoveOutOfChannel(viewer, from)) throw badRequest("You don't have permission to move this message");
   checkCanPost(viewer, to);
-  if (!isModerator(viewer.user) && !withinLimit(edit.message, edit.now, settingsOf(viewer.realm).move_messages_between_streams_limit_seconds)) {
+  if (!movesPastTimeLimits(viewer.user) && !withinLimit(edit.message, edit.now, settingsOf(viewer.realm).move_messages_between_streams_limit_seconds)) {
     throw badRequest("The time limit for editing this message's channel has passed");
   }
 }
@@ -96,7 +96,7 @@ export function checkChannelRules(viewer: ChannelViewer, edit: Edit): void {
 /** A request to move every message of a topic, refused when some are past the time limit for this user. */
 export async function checkWholeTopicMovable(tx: Tx, viewer: ChannelViewer, edit: Edit): Promise<void> {
   const { from, message } = edit;
-  if (!from || !edit.moved || edit.propagateMode !== 'change_all' || isModerator(viewer.user) || edit.resolves) return;
+  if (!from || !edit.moved || edit.propagateMode !== 'change_all' || movesPastTimeLimits(viewer.user) || edit.resolves) return;
   const settings = settingsOf(viewer.realm);
   const limits = [
     edit.topic !== undefined ? settings.move_messages_within_stream_limit_seconds : null,

@@ -8,7 +8,7 @@ import type { Emit, Tx } from '../../db/transact.ts';
 import { userSettings } from '../../users/settings.ts';
 import { channelViewer, type ChannelViewer } from '../../channels/access.ts';
 import { activeSubscription } from '../../channels/queries.ts';
-import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../user-topics.ts';
+import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../topics/user-topics.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 
 export interface Move {

@@ -17,7 +17,7 @@ import type { BotService } from '../../bots/tables.ts';
 import { transact } from '../../db/transact.ts';
 import { getUser } from '../../users/queries.ts';
 import { formatMessages, type ApiMessage } from '../../messages/format.ts';
-import { sendWithin } from '../../messages/send.ts';
+import { sendWithin } from '../../messages/send/send.ts';
 import { botService } from '../../bots/queries.ts';
 import { outboundRequest, OutboundError, type OutboundResponse } from '../../net/outbound.ts';
 import { realmUrl } from '../../realm/queries.ts';

@@ -4,7 +4,7 @@
 // inserted in the send's transaction: it exists exactly when the message does.
 
 import type { Tx } from '../../db/transact.ts';
-import type { SentMessage } from '../../messages/send.ts';
+import type { SentMessage } from '../../messages/send/send.ts';
 import { enqueueJob } from '../../jobs/worker.ts';
 import { BOT_TYPE } from '../../bots/tables.ts';
 

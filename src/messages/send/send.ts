@@ -1,0 +1,476 @@
+// Sending a message (spec endpoint 1, digest 1.1): where it goes, who may send
+// it, what it says, who receives it with which flags, and the events.
+
+import { sql } from 'kysely';
+import type { Hooked, Services } from '../../services.ts';
+import type { Realm } from '../../realm/tables.ts';
+import type { User } from '../../users/tables.ts';
+import type { Channel } from '../../channels/tables.ts';
+import { transact, type Emit, type Tx } from '../../db/transact.ts';
+import { NOTIFICATION_BOT, systemBot } from '../../users/system-bots.ts';
+import type { Notice } from '../../notification_bot/index.ts';
+import { ApiError, badRequest, missingArgument } from '../../http/errors.ts';
+import { escapeHtml } from '../../markdown/util.ts';
+import { prerender, renderMarkdown, type Rendered } from '../../rendering/index.ts';
+import { queueLinkPreviews } from '../../previews/queue.ts';
+import { claimAttachments } from '../../uploads/claims.ts';
+import type { RenderResult } from '../../markdown/index.ts';
+import { settingsOf } from '../../realm/queries.ts';
+import { userSettings } from '../../users/settings.ts';
+import { accessibleUsers, canAccess, getUserByEmail } from '../../users/queries.ts';
+import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
+import { activeSubscription, getChannel, getChannelByName } from '../../channels/queries.ts';
+import { emitChannelUpdate } from '../../channels/events.ts';
+import { groupMemberIds } from '../../user_groups/group-setting.ts';
+import { checkGroupMentionsAllowed } from '../../user_groups/mentions.ts';
+import { FLAG_BITS } from '../flags/flags.ts';
+import { channelAddress, directAddress, normalizeContent, normalizeTopic } from '../validation.ts';
+import { channelRecipientId, dmRecipientId } from './recipients.ts';
+import { watchUserAccess } from '../../users/access-changes.ts';
+import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../topics/user-topics.ts';
+import { emitNewMessage } from '../events.ts';
+import { FORMATTED_COLUMNS } from '../format.ts';
+import { countChannelMessage } from './channel-stats.ts';
+import { intArray } from '../../db/ids.ts';
+import { mutersAmong } from '../../muted_users/queries.ts';
+import { usersAlertedBy } from '../../alert_words/matching.ts';
+import { attachWidget } from '../submessages/submessages.ts';
+import { checkDirectMessagePolicy } from '../access.ts';
+
+export interface SendRequest {
+  type: 'stream' | 'private';
+  to: string | undefined;
+  topic: string | undefined;
+  content: string;
+  queue_id?: string;
+  local_id?: string;
+  read_by_sender?: boolean;
+  clientName: string;
+}
+
+/** Above this many subscribers (or topic participants), wildcard mentions need permission. */
+export const WILDCARD_MENTION_THRESHOLD = 15;
+
+/** Clients whose users read what they send (digest 1.1). */
+const READING_CLIENTS = ['zulipandroid', 'zulipios', 'zulipdesktop', 'zulipmobile', 'zulipelectron', 'zulipterminal', 'snipe', 'website', 'ios', 'android'];
+
+export function channelDoesNotExistError(address: { name: string } | { id: number }): ApiError {
+  if ('id' in address) {
+    return new ApiError('STREAM_DOES_NOT_EXIST', `Channel with ID '${address.id}' does not exist`, { data: { stream_id: address.id } });
+  }
+  return new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${escapeHtml(address.name)}' does not exist`, { data: { stream: address.name } });
+}
+
+/** The channel's effective topics policy (inherit = the organization's). */
+export function topicsPolicyOf(realm: Realm, channel: Channel): string {
+  if (channel.topics_policy !== 'inherit') return channel.topics_policy;
+  const settings = settingsOf(realm);
+  return settings.mandatory_topics ? 'disable_empty_topic' : settings.topics_policy;
+}
+
+export function checkTopicAllowed(realm: Realm, channel: Channel, topic: string): void {
+  const policy = topicsPolicyOf(realm, channel);
+  if (policy === 'disable_empty_topic' && topic === '') {
+    throw badRequest('Sending messages to the general chat topic is not allowed in this channel.');
+  }
+  if (policy === 'empty_topic_only' && topic !== '') throw badRequest('Only the general chat topic is allowed in this channel.');
+}
+
+/** Who may post in a channel (can_send_message_group), and reach it at all (`viaOwner`: a bot whose owner is subscribed). */
+export function checkCanPost(viewer: ChannelViewer, channel: Channel, viaOwner = false): void {
+  if (channel.is_archived || !(viaOwner || hasContentAccess(viewer, channel))) throw badRequest(`Not authorized to send to channel '${channel.name}'`);
+  if (!holdsChannelPermission(viewer, channel, 'can_send_message_group')) throw badRequest('You do not have permission to post in this channel.');
+}
+
+async function resolveChannel(tx: Tx, viewer: ChannelViewer, to: string | undefined): Promise<Channel> {
+  if (to === undefined) throw badRequest('Missing channel');
+  const address = channelAddress(to);
+  const channel = 'id' in address ? await getChannel(tx, viewer.realm.id, address.id) : await getChannelByName(tx, viewer.realm.id, address.name.trim());
+  if (!channel) throw channelDoesNotExistError(address);
+  checkCanPost(viewer, channel, await ownerSubscribed(tx, viewer, channel));
+  return channel;
+}
+
+/** Bots may send to any channel their owner is subscribed to (the reference's access_stream_for_send_message). */
+async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel): Promise<boolean> {
+  const ownerId = viewer.user.is_bot ? viewer.user.bot_owner_id : null;
+  if (ownerId === null || hasContentAccess(viewer, channel)) return false;
+  const sub = await tx
+    .selectFrom('subscriptions')
+    .select('user_id')
+    .where('user_id', '=', ownerId)
+    .where('channel_id', '=', channel.id)
+    .where('active', '=', true)
+    .executeTakeFirst();
+  return sub !== undefined;
+}
+
+async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
+  if (to === undefined) throw missingArgument('to');
+  const address = directAddress(to);
+  const access = await accessibleUsers(svc, tx, realm, sender);
+  const users: User[] = [];
+  if ('ids' in address) {
+    const rows = await tx
+      .selectFrom('users')
+      .selectAll()
+      .where('realm_id', '=', realm.id)
+      .where('id', '=', sql<number>`any(${intArray(address.ids)})`)
+      .execute();
+    for (const id of address.ids) {
+      const user = rows.find((u) => u.id === id);
+      if (!user || !canAccess(access, id)) throw badRequest(`Invalid user ID ${id}`);
+      users.push(user);
+    }
+  } else {
+    for (const email of address.emails) {
+      const user = await getUserByEmail(tx, realm.id, email);
+      if (!user || !canAccess(access, user.id)) throw badRequest(`Invalid email '${email}'`);
+      users.push(user);
+    }
+  }
+  for (const user of users) if (!user.is_active && !user.is_bot) throw badRequest(`'${user.email}' is no longer using Confab.`);
+  return users;
+}
+
+/** The topic normalized, or undefined where normalizing refuses it (the send refuses it in its own order). */
+function validTopic(raw: string): string | undefined {
+  try {
+    return normalizeTopic(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Users who took part in a topic: those a topic wildcard mention reaches. */
+async function topicParticipants(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
+  const rows = await tx
+    .selectFrom('messages')
+    .select('sender_id')
+    .distinct()
+    .where('channel_id', '=', channelId)
+    .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
+    .execute();
+  return new Set(rows.map((r) => r.sender_id));
+}
+
+/** Members of the groups a message notifies; refuses groups the sender may not mention. */
+async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: number[]): Promise<Set<number>> {
+  await checkGroupMentionsAllowed(tx, viewer.user, groupIds);
+  const members = new Set<number>();
+  for (const groupId of groupIds) for (const id of await groupMemberIds(tx, groupId)) members.add(id);
+  return members;
+}
+
+/** The policy a send changes for the sender (or a mentioned user), if any (digest 1.1). */
+async function automaticPolicy(
+  tx: Tx,
+  user: Participant,
+  channel: Channel,
+  topic: string,
+  reason: { sent: boolean; initiated: boolean; mentioned: boolean },
+): Promise<VisibilityPolicy | undefined> {
+  const s = userSettings(user);
+  const applies = (policy: unknown) => (policy === 1 || policy === 2 ? reason.sent : policy === 3 ? reason.initiated : false);
+  const follow = (reason.sent && applies(s.automatically_follow_topics_policy)) || (reason.mentioned && s.automatically_follow_topics_where_mentioned);
+  const unmute = reason.sent && applies(s.automatically_unmute_topics_in_muted_streams_policy);
+  // Neither policy applies: nothing to read.
+  if (!follow && !unmute) return undefined;
+  const current = await visibilityPolicy(tx, user.id, channel.id, topic);
+  if (current === VISIBILITY.FOLLOWED) return undefined;
+  if (follow) return VISIBILITY.FOLLOWED;
+  if (current === VISIBILITY.UNMUTED) return undefined;
+  const sub = await activeSubscription(tx, user.id, channel.id);
+  return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
+}
+
+/** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone'>;
+
+/** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
+export interface SentMessage {
+  realm: Realm;
+  sender: User;
+  messageId: number;
+  channel: Channel | undefined;
+  topic: string;
+  participants: Participant[];
+  /** Users the content mentions by name (not through groups or wildcards). */
+  mentionedUserIds: readonly number[];
+  /** Each participant's flags from the start (FLAG_BITS: read, mentions...). */
+  flags: ReadonlyMap<number, number>;
+}
+
+/** Runs in the send's transaction (see wiring.ts). */
+export type MessageSentHook = (tx: Tx, sent: SentMessage) => Promise<void>;
+
+export interface SendResult {
+  id: number;
+  automatic_new_visibility_policy?: number;
+}
+
+export async function sendMessage(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<SendResult> {
+  if (req.queue_id !== undefined && req.local_id === undefined) throw missingArgument('local_id');
+  // Rendering is slow: done before the transaction opens (prerender checks it again inside).
+  // The topic's links come from the same read of the linkifiers (a topic refused is refused inside).
+  const topic = req.type === 'stream' && req.topic !== undefined ? validTopic(req.topic) : undefined;
+  const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error', topic });
+  return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req, prerendered));
+}
+
+/**
+ * A send inside the caller's transaction, with every check POST /messages makes
+ * (the scheduler delivers through it, and marks the delivery in the same transaction).
+ */
+export async function sendWithin(
+  svc: Services,
+  tx: Tx,
+  emit: Emit,
+  realm: Realm,
+  sender: User,
+  req: SendRequest,
+  rendered?: () => Rendered,
+): Promise<SendResult> {
+  const content = normalizeContent(req.content);
+  let topic = '';
+  if (req.type === 'stream') {
+    if (req.topic === undefined) throw badRequest('Missing topic');
+    topic = normalizeTopic(req.topic);
+  }
+  {
+    const viewer = await channelViewer(tx, realm, sender);
+    let channel: Channel | undefined;
+    let participants: Participant[];
+    let recipientId: number;
+    if (req.type === 'stream') {
+      channel = await resolveChannel(tx, viewer, req.to);
+      checkTopicAllowed(realm, channel, topic);
+      recipientId = await channelRecipientId(tx, realm.id, channel.id);
+      participants = await channelParticipants(tx, channel);
+    } else {
+      const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
+      const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
+      participants = users;
+      // A first conversation lets limited participants (can_access_all_users_group) see each other.
+      const access = await watchUserAccess(svc, tx, realm, async () => users.map((u) => u.id));
+      recipientId = await dmRecipientId(
+        tx,
+        realm.id,
+        users.map((u) => u.id),
+      );
+      await checkDirectMessagePolicy(tx, viewer, users, recipientId);
+      await access.announce(emit);
+    }
+    const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
+    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(svc, tx, emit, viewer, {
+      channel,
+      topic,
+      participants,
+      recipientId,
+      content,
+      rendered,
+      client: req.clientName,
+      readBy: readBySender ? [sender.id] : [],
+      localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
+    });
+
+    for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
+    const result: SendResult = { id: message.id };
+    if (channel) {
+      // The first message of a topic: its sender initiated the topic.
+      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated: firstInTopic, mentioned: false });
+      if (mine !== undefined) {
+        await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
+        result.automatic_new_visibility_policy = mine;
+      }
+      for (const user of participants) {
+        if (user.id === sender.id || !((flags.get(user.id) ?? 0) & FLAG_BITS.mentioned)) continue;
+        const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
+        if (theirs !== undefined) await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, theirs);
+      }
+      // Last: its row lock is held to the commit.
+      await countChannelMessage(tx, realm.id, channel.id, message.id, message.date_sent);
+    }
+    return result;
+  }
+}
+
+/**
+ * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
+ * The active subscribers (as subscriberIds), with what the send needs of them, in one read.
+ */
+async function channelParticipants(tx: Tx, channel: Channel): Promise<Participant[]> {
+  return tx
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone'])
+    .where('s.channel_id', '=', channel.id)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .orderBy('u.id')
+    .execute();
+}
+
+/** A message's columns but its search vector (written by the database, read by search only). */
+const MESSAGE_COLUMNS = [...FORMATTED_COLUMNS, 'realm_id', 'has_link', 'has_image', 'has_attachment'] as const;
+
+interface Delivery {
+  channel: Channel | undefined;
+  topic: string;
+  /** Everyone who gets a copy (user_messages row and event). */
+  participants: Participant[];
+  recipientId: number;
+  content: string;
+  /** The content rendered before the transaction (messages users write); else rendered here. */
+  rendered?: () => Rendered;
+  client: string;
+  /** Who has it read from the start. */
+  readBy: number[];
+  /** Who has it starred from the start. */
+  starredFor?: number[];
+  localEcho?: { queueId: string; localId: string };
+}
+
+/**
+ * What every message goes through once its place and readers are known:
+ * rendering, mention flags, the rows, the channel's counters and the events.
+ */
+async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
+  const { realm, user: sender } = viewer;
+  const { channel, topic } = d;
+  const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
+  const recipientIds = new Set(d.participants.map((u) => u.id));
+  const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
+  for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
+  for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
+  for (const id of await mutersAmong(tx, sender.id, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
+  for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
+
+  const inChannel = channel?.id ?? null;
+  const {
+    first_in_channel: firstInChannel,
+    first_in_topic: firstInTopic,
+    ...message
+  } = await tx
+    .insertInto('messages')
+    .values({
+      realm_id: realm.id,
+      sender_id: sender.id,
+      recipient_id: d.recipientId,
+      channel_id: channel?.id ?? null,
+      topic,
+      content: d.content,
+      rendered_content: rendered.html,
+      date_sent: new Date(),
+      client: d.client,
+      is_me_message: rendered.is_me_message,
+      has_link: rendered.has_link,
+      has_image: rendered.has_image,
+      has_attachment: rendered.has_attachment,
+      last_edit_at: null,
+      last_moved_at: null,
+      edit_history: null,
+    })
+    // The statement does not see its own row: these say whether messages were there before it.
+    .returning([
+      ...MESSAGE_COLUMNS,
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer)`.as(
+        'first_in_channel',
+      ),
+      sql<boolean>`${inChannel}::integer is not null and not exists (select 1 from messages m where m.channel_id = ${inChannel}::integer and lower(m.topic) = ${topic.toLowerCase()})`.as(
+        'first_in_topic',
+      ),
+    ])
+    .executeTakeFirstOrThrow();
+  if (recipientIds.size > 0) {
+    // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
+    const ids = [...recipientIds];
+    await sql`
+      insert into user_messages (realm_id, user_id, message_id, flags)
+      select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
+      from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
+  }
+  await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
+  if (rendered.attachment_path_ids.length > 0) {
+    message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
+  }
+  const submessages = await attachWidget(tx, message);
+
+  const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
+  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, topicLinks, localEcho: d.localEcho });
+  if (channel && firstInChannel) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', message.id);
+  return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
+}
+
+/**
+ * A message from Notification Bot, or another system bot the notice names
+ * (notification_bot/), in the caller's transaction: no permission applies to it (the action that causes it has
+ * checked its own).
+ */
+export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice): Promise<number> {
+  const { to, content } = notice;
+  const bot = await systemBot(tx, realm.id, notice.from ?? NOTIFICATION_BOT);
+  const viewer = await channelViewer(tx, realm, bot);
+  let delivery: Omit<Delivery, 'content' | 'client' | 'readBy'>;
+  if ('channel' in to) {
+    const { channel } = to;
+    // A channel that keeps to the general chat topic keeps to it for notices too.
+    const topic = topicsPolicyOf(realm, channel) === 'empty_topic_only' ? '' : normalizeTopic(to.topic);
+    const recipientId = await channelRecipientId(tx, realm.id, channel.id);
+    delivery = { channel, topic, participants: await channelParticipants(tx, channel), recipientId };
+  } else {
+    const participants = [...new Map([bot, to.user].map((u) => [u.id, u])).values()];
+    const recipientId = await dmRecipientId(
+      tx,
+      realm.id,
+      participants.map((u) => u.id),
+    );
+    delivery = { channel: undefined, topic: '', participants, recipientId };
+  }
+  const { message } = await deliver(svc, tx, emit, viewer, {
+    ...delivery,
+    content: normalizeContent(content),
+    client: 'Internal',
+    readBy: [bot.id, ...(notice.readBy ?? [])],
+    starredFor: notice.starredFor,
+  });
+  if (delivery.channel) await countChannelMessage(tx, realm.id, delivery.channel.id, message.id, message.date_sent);
+  return message.id;
+}
+
+/** Flags each recipient gets from what the message mentions; refuses wildcards the sender may not use. */
+export async function mentionFlags(
+  tx: Tx,
+  viewer: ChannelViewer,
+  channel: Channel | undefined,
+  topic: string,
+  rendered: RenderResult,
+  recipientIds: Set<number>,
+): Promise<Map<number, number>> {
+  const { user: sender } = viewer;
+  const flags = new Map<number, number>();
+  const add = (userId: number, bit: number) => {
+    if (recipientIds.has(userId)) flags.set(userId, (flags.get(userId) ?? 0) | bit);
+  };
+  const { mentions } = rendered;
+  for (const id of mentions.user_ids) add(id, FLAG_BITS.mentioned);
+  if (mentions.group_ids.length > 0) {
+    for (const id of await mentionedGroupMembers(tx, viewer, mentions.group_ids)) add(id, FLAG_BITS.mentioned);
+  }
+  const mayMentionMany = holdsRealmPermission(viewer, 'can_mention_many_users_group');
+  if (mentions.stream_wildcard) {
+    if (channel && recipientIds.size > WILDCARD_MENTION_THRESHOLD && !mayMentionMany) {
+      throw new ApiError('STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use channel wildcard mentions in this channel.');
+    }
+    for (const id of recipientIds) add(id, FLAG_BITS.stream_wildcard_mentioned);
+  }
+  if (mentions.topic_wildcard) {
+    const participants = channel ? await topicParticipants(tx, channel.id, topic) : new Set(recipientIds);
+    participants.add(sender.id);
+    if (channel && participants.size > WILDCARD_MENTION_THRESHOLD && !mayMentionMany) {
+      throw new ApiError('TOPIC_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use topic wildcard mentions in this topic.');
+    }
+    for (const id of participants) add(id, FLAG_BITS.topic_wildcard_mentioned);
+  }
+  return flags;
+}

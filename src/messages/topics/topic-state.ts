@@ -1,0 +1,75 @@
+// Register's topic preferences: `user_topics` (fetch type `user_topic`) and the
+// deprecated `muted_topics` list (`[[channel_name, topic, timestamp]]`).
+
+import type { RegisterContext, StateSection } from '../../events/state.ts';
+import { EMPTY_TOPIC_DISPLAY_NAME } from '../../events/shape.ts';
+import { channelNamesById } from '../../channels/queries.ts';
+import { compareMutedTopics, compareUserTopics, mutedTopics, userTopics, VISIBILITY, type MutedTopicEntry, type UserTopicEntry } from './user-topics.ts';
+
+/** Register shows the empty topic the way the client's events do (spec convention 6). */
+const shown = (ctx: RegisterContext, topic: string) => (topic === '' && !ctx.capabilities.empty_topic_name ? EMPTY_TOPIC_DISPLAY_NAME : topic);
+const sameTopic = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+export const userTopicsSection: StateSection = {
+  types: ['user_topic'],
+  async fetch(ctx) {
+    if (!ctx.user) return { user_topics: [] };
+    const entries = await userTopics(ctx.svc.db, ctx.user.id);
+    // Sorted as shown, the order events keep it in.
+    return { user_topics: entries.map((e) => ({ ...e, topic_name: shown(ctx, e.topic_name) })).sort(compareUserTopics) };
+  },
+  apply(state, event) {
+    if (event.type !== 'user_topic') return;
+    const { type: _type, ...entry } = event;
+    const list = (state.user_topics as UserTopicEntry[]).filter((e) => !(e.stream_id === entry.stream_id && sameTopic(e.topic_name, entry.topic_name)));
+    if (entry.visibility_policy !== VISIBILITY.INHERIT) list.push(entry);
+    state.user_topics = list.sort(compareUserTopics);
+  },
+};
+
+/** Channel names by id, for turning `user_topic` events into legacy entries. */
+function channelNames(ctx: RegisterContext): Map<number, string> {
+  let names = ctx.cache.get('muted_topics:channels') as Map<number, string> | undefined;
+  if (!names) ctx.cache.set('muted_topics:channels', (names = new Map()));
+  return names;
+}
+
+export const mutedTopicsSection: StateSection = {
+  types: ['muted_topics'],
+  async fetch(ctx) {
+    if (!ctx.user) return { muted_topics: [] };
+    const names = channelNames(ctx);
+    for (const [id, name] of await channelNamesById(ctx.svc.db, ctx.realm.id)) names.set(id, name);
+    return { muted_topics: await mutedTopics(ctx.svc.db, ctx.user.id) };
+  },
+  apply(state, event, ctx) {
+    const names = channelNames(ctx);
+    let list = state.muted_topics as MutedTopicEntry[];
+    switch (event.type) {
+      case 'muted_topics':
+        list = (event.muted_topics as MutedTopicEntry[]).map((e): MutedTopicEntry => [...e]);
+        break;
+      // A queue that also takes user_topic gets no muted_topics events: follow those instead.
+      case 'user_topic': {
+        const name = names.get(event.stream_id as number);
+        if (name === undefined) return;
+        // Legacy entries keep the empty topic as is (the shaper renamed it for this client).
+        const topic = !ctx.capabilities.empty_topic_name && event.topic_name === EMPTY_TOPIC_DISPLAY_NAME ? '' : (event.topic_name as string);
+        list = list.filter(([channel, t]) => !(channel === name && sameTopic(t, topic)));
+        if (event.visibility_policy === VISIBILITY.MUTED) list.push([name, topic, event.last_updated as number]);
+        break;
+      }
+      case 'stream': {
+        if (event.op === 'create') for (const c of event.streams as { stream_id: number; name: string }[]) names.set(c.stream_id, c.name);
+        if (event.op !== 'update' || event.property !== 'name') return;
+        const old = names.get(event.stream_id as number) ?? (event.name as string);
+        names.set(event.stream_id as number, event.value as string);
+        list = list.map(([channel, t, ts]): MutedTopicEntry => [channel === old ? (event.value as string) : channel, t, ts]);
+        break;
+      }
+      default:
+        return;
+    }
+    state.muted_topics = list.sort(compareMutedTopics);
+  },
+};
