@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { checkEvent, checkResponse } from '../support/openapi.ts';
 import { OVERLAY } from '../support/openapi-overlay.ts';
 
+// The check loads the document on first use: listed event keys are required here.
+process.env.CONFAB_OPENAPI_REQUIRED = 'listed';
+
 const ok = { result: 'success', msg: '' };
 
 test('every overlay entry says why in one line', () => {
