@@ -20,7 +20,9 @@ export const userTopicsSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'user_topic') return;
-    const { type: _type, ...entry } = event;
+    // Only the entry's own fields: a queued event also carries its queue `id`.
+    const { stream_id, topic_name, last_updated, visibility_policy } = event;
+    const entry: UserTopicEntry = { stream_id, topic_name, last_updated, visibility_policy };
     const list = (state.user_topics as UserTopicEntry[]).filter((e) => !(e.stream_id === entry.stream_id && sameTopic(e.topic_name, entry.topic_name)));
     if (entry.visibility_policy !== VISIBILITY.INHERIT) list.push(entry);
     state.user_topics = list.sort(compareUserTopics);
