@@ -189,23 +189,28 @@ export function findLinkifier(linkifier: Linkifier, data: string, from: number):
   if (!re) return null;
   const template = parsedTemplate(linkifier.url_template);
   if (!template) return null;
-  if (from === 0 && matchless(re, data)) return null;
+  if (from === 0 && matchlessTexts.get(re)?.has(data)) return null;
   // One matcher per text: a text is searched again from each match's end.
   let m = matchers.get(re);
   if (m?.text !== data) matchers.set(re, (m = { text: data, matcher: re.matcher(data) }));
-  if (!m.matcher.find(from)) return null;
+  if (!m.matcher.find(from)) {
+    if (from === 0) rememberMatchless(re, data);
+    return null;
+  }
   return linkifierMatch(re, m.matcher, template);
 }
 
 const matchers = new WeakMap<RE2JS, { text: string; matcher: ReturnType<RE2JS['matcher']> }>();
 
-// Whether a pattern matches nowhere in a text, by text: a message of thousands of
-// short paragraphs or cells repeats its texts, and most linkifiers match none.
-const matchlessTexts = new WeakMap<RE2JS, (text: string) => boolean>();
-function matchless(re: RE2JS, text: string): boolean {
-  let test = matchlessTexts.get(re);
-  if (!test) matchlessTexts.set(re, (test = memoized((t: string) => !re.matcher(t).find(0))));
-  return test(text);
+// The texts a pattern matches nowhere in, by pattern (at most 1,000 each): a message
+// of thousands of short paragraphs or cells repeats its texts, and most linkifiers
+// match none of them.
+const matchlessTexts = new WeakMap<RE2JS, Set<string>>();
+function rememberMatchless(re: RE2JS, text: string): void {
+  let texts = matchlessTexts.get(re);
+  if (!texts) matchlessTexts.set(re, (texts = new Set()));
+  if (texts.size >= 1000) texts.clear();
+  texts.add(text);
 }
 
 function linkifierMatch(re: RE2JS, m: ReturnType<RE2JS['matcher']>, template: NonNullable<ReturnType<typeof parsedTemplate>>): LinkifierMatch {
