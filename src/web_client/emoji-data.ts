@@ -5,41 +5,25 @@
 // it needs no credentials and may be cached. It changes only with an upgrade.
 
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { emojiCodeToNames } from '../markdown/emoji.ts';
-
-const gzipAsync = promisify(gzip);
+import { sendCompressible } from './serve.ts';
 
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+const TYPE = 'application/json';
 
-interface Built {
-  body: Buffer;
-  gzipped: Buffer;
-  etag: string;
-}
+let built: { data: Buffer; gzipped?: Buffer; etag: string } | undefined;
 
-let built: Promise<Built> | undefined;
-
-async function build(): Promise<Built> {
-  const body = Buffer.from(JSON.stringify({ code_to_names: Object.fromEntries(emojiCodeToNames()) }));
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { body, gzipped: await gzipAsync(body, { level: 9 }), etag };
+function build(): NonNullable<typeof built> {
+  const data = Buffer.from(JSON.stringify({ code_to_names: Object.fromEntries(emojiCodeToNames()) }));
+  return { data, etag: `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"` };
 }
 
 async function serveEmojiData(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   built ??= build();
-  const { body, gzipped, etag } = await built;
-  reply
-    .header('Content-Type', 'application/json')
-    .header('Cache-Control', 'public, max-age=86400')
-    .header('ETag', etag)
-    .header('Vary', 'Accept-Encoding')
-    .header('X-Content-Type-Options', 'nosniff');
-  if (req.headers['if-none-match'] === etag) return reply.code(304).send();
-  if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) return reply.header('Content-Encoding', 'gzip').send(gzipped);
-  return reply.send(body);
+  reply.type(TYPE).header('Cache-Control', 'public, max-age=86400').header('ETag', built.etag).header('X-Content-Type-Options', 'nosniff');
+  if (req.headers['if-none-match'] === built.etag) return reply.code(304).send();
+  return sendCompressible(req, reply, built, TYPE);
 }
 
 export function registerEmojiDataRoute(app: FastifyInstance): void {

@@ -110,15 +110,25 @@ export class WebClient {
   async #send(req: FastifyRequest, reply: FastifyReply, path: string, file: Cached, cacheControl: string): Promise<FastifyReply> {
     const type = TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
     reply.code(200).type(type).header('Cache-Control', cacheControl).header('X-Content-Type-Options', 'nosniff');
-    if (COMPRESSIBLE.test(type) && file.data.length > 1024) {
-      reply.header('Vary', 'Accept-Encoding');
-      if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
-        file.gzipped ??= await gzipAsync(file.data, { level: 9 });
-        return reply.header('Content-Encoding', 'gzip').send(file.gzipped);
-      }
-    }
-    return reply.send(file.data);
+    return sendCompressible(req, reply, file, type);
   }
+}
+
+/** Sends a kept body, gzipped (once, then kept too) where that is worth it and the client takes gzip. */
+export async function sendCompressible(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  file: { data: Buffer; gzipped?: Buffer },
+  type: string,
+): Promise<FastifyReply> {
+  if (COMPRESSIBLE.test(type) && file.data.length > 1024) {
+    reply.header('Vary', 'Accept-Encoding');
+    if (/\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      file.gzipped ??= await gzipAsync(file.data, { level: 9 });
+      return reply.header('Content-Encoding', 'gzip').send(file.gzipped);
+    }
+  }
+  return reply.send(file.data);
 }
 
 /** The URL path as a file path, or null when it tries to leave the folder or cannot be decoded. */
