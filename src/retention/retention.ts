@@ -25,7 +25,7 @@ import { intArray } from '../messages/state-support.ts';
 import { attachmentKeys } from '../uploads/actions.ts';
 import { deleteUnclaimedUploads } from '../uploads/cleanup.ts';
 import { notifyAttachment } from '../uploads/events.ts';
-import { formatAttachment } from '../uploads/queries.ts';
+import { formatAttachment, UNLINKED } from '../uploads/queries.ts';
 import type { Attachment } from '../uploads/tables.ts';
 import { ARCHIVE_KIND } from './tables.ts';
 
@@ -128,9 +128,7 @@ async function archiveOrphanedFiles(tx: Tx, emit: Emit, realmId: number, transac
     .selectAll('a')
     .where('a.realm_id', '=', realmId)
     .where('a.id', '=', sql<number>`any(${intArray(candidates)})`)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))),
-    )
+    .where(UNLINKED)
     .execute();
   if (orphans.length === 0) return;
   const ids = orphans.map((a) => a.id);

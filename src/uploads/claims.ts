@@ -7,7 +7,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { mayReadAttachment } from './access.ts';
 import { notifyAttachment } from './events.ts';
-import { attachmentByPath, formatAttachment, formatAttachments, type ApiAttachment } from './queries.ts';
+import { attachmentByPath, formatAttachment, formatAttachments, UNLINKED, type ApiAttachment } from './queries.ts';
 
 /** Links the files at these paths the sender may read; sets the message's has_attachment; true when any is linked. */
 export async function claimAttachments(tx: Tx, emit: Emit, realm: Realm, sender: User, messageId: number, pathIds: readonly string[]): Promise<boolean> {
@@ -59,9 +59,7 @@ export async function reclaimAttachments(
     .selectAll('a')
     .where('a.id', 'in', dropped)
     .where('a.owner_id', '=', sender.id)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))),
-    )
+    .where(UNLINKED)
     .orderBy('a.id')
     .execute();
   return formatAttachments(tx, detached);

@@ -10,6 +10,7 @@ import { transact } from '../db/transact.ts';
 import { intArray } from '../db/ids.ts';
 import { notifyAttachment } from './events.ts';
 import { attachmentKeys } from './actions.ts';
+import { UNLINKED } from './queries.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -24,20 +25,9 @@ export async function deleteUnclaimedUploads(svc: Services, now: Date, days: num
         .selectFrom('attachments as a')
         .selectAll('a')
         .where('a.create_time', '<', before)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('attachment_messages as am').select('am.message_id').whereRef('am.attachment_id', '=', 'a.id'))),
-        )
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('scheduled_messages as s')
-                .select('s.id')
-                .whereRef('s.realm_id', '=', 'a.realm_id')
-                .where('s.delivered', '=', false)
-                .where(sql<boolean>`strpos(s.content, a.path_id) > 0`),
-            ),
-          ),
-        )
+        .where(UNLINKED)
+        .where(sql<boolean>`not exists (select 1 from scheduled_messages s
+          where s.realm_id = a.realm_id and not s.delivered and strpos(s.content, a.path_id) > 0)`)
         .orderBy('a.id')
         .limit(batchSize)
         .forUpdate()

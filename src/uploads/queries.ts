@@ -15,6 +15,9 @@ export interface ApiAttachment {
   messages: { id: number; date_sent: number }[];
 }
 
+/** For a query over `attachments as a`: no message links the file (an orphan, or never sent). */
+export const UNLINKED = sql<boolean>`not exists (select 1 from attachment_messages am where am.attachment_id = a.id)`;
+
 export async function attachmentByPath(db: Executor, realmId: number, pathId: string): Promise<Attachment | undefined> {
   return db.selectFrom('attachments').selectAll().where('realm_id', '=', realmId).where('path_id', '=', pathId).executeTakeFirst();
 }
