@@ -157,6 +157,8 @@ test('two people chat live in a browser', { skip: SKIP_REASON, timeout: 15 * 60_
     await sub.locator('strong', { hasText: 'launch' }).waitFor();
     await sub.locator('.emoji').waitFor();
     assert.ok(!((await sub.textContent()) ?? '').includes('**'));
+    // Emoji show as glyphs, as in messages, not as their `:name:` text.
+    await bob.waitForFunction(() => document.querySelector('.view-sub')?.textContent?.includes('🚀'), undefined, { timeout: WAIT });
   });
 
   await t.test('one message toolbar at a time: the hovered one', async () => {

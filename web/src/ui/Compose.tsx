@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { viewKind, type Narrow } from '../narrow.ts';
 import type { Store } from '../state.ts';
 import { localAvatarUrl } from './Avatar.tsx';
+import { RenderedHtml } from './RenderedHtml.tsx';
 import { useUi, type ComposeTarget } from './ctx.ts';
 import { codeToChar, loadEmoji, searchEmoji } from './emoji.ts';
 
@@ -331,7 +332,7 @@ export function Compose({
       </div>
       <div class="compose-body">
         {preview !== null ? (
-          <div class="preview rendered" role="region" aria-label="Preview" dangerouslySetInnerHTML={{ __html: preview }} />
+          <RenderedHtml class="preview rendered" role="region" aria-label="Preview" html={preview} />
         ) : (
           <>
             <label for="compose-textarea" class="visually-hidden">

@@ -3,13 +3,13 @@ import { Icon } from './Icon.tsx';
 // are in the page, whatever the length of the history), pages fetched as the
 // reader scrolls, messages marked read as they are seen, j/k/r keys.
 import { memo } from 'preact/compat';
-import { labelImages } from './rendered.ts';
+import { fixUpRendered } from './rendered.ts';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { viewKind, type Narrow } from '../narrow.ts';
 import type { Message, Store } from '../state.ts';
 import { Avatar } from './Avatar.tsx';
 import { formatTime, narrowHashFor, useUi } from './ctx.ts';
-import { codeToChar, showEmojiGlyphs } from './emoji.ts';
+import { codeToChar } from './emoji.ts';
 
 const ESTIMATE = 56;
 const OVERSCAN = 900;
@@ -296,10 +296,7 @@ const MessageItem = memo(
     const own = m.sender_id === me;
     const mentioned = m.flags.some((f) => f.includes('mentioned'));
     useLayoutEffect(() => {
-      if (content.current) {
-        showEmojiGlyphs(content.current);
-        labelImages(content.current);
-      }
+      if (content.current) fixUpRendered(content.current);
     });
     const run = (fn: () => Promise<unknown>) => void fn().catch((e) => p.toast(e.message));
     const reactions = groupReactions(m);

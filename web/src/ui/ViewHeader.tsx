@@ -2,6 +2,7 @@
 import { api } from '../api.ts';
 import { narrowToSearch, viewKind, type Narrow } from '../narrow.ts';
 import { useUi } from './ctx.ts';
+import { RenderedHtml } from './RenderedHtml.tsx';
 
 export function ViewHeader({ narrow }: { narrow: Narrow }) {
   const { store, actions, toast } = useUi();
@@ -40,7 +41,7 @@ export function ViewHeader({ narrow }: { narrow: Narrow }) {
     <div class="view-header">
       <div class="view-title">
         <h1 id="view-title">{title}</h1>
-        {subHtml ? <div class="view-sub rendered" dangerouslySetInnerHTML={{ __html: subHtml }} /> : sub && <p class="view-sub">{sub}</p>}
+        {subHtml ? <RenderedHtml class="view-sub rendered" html={subHtml} /> : sub && <p class="view-sub">{sub}</p>}
       </div>
       <div class="view-actions">
         {kind === 'topic' && (

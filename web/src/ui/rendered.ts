@@ -1,4 +1,12 @@
-// Fix-ups of the server's rendered message HTML once it is in the page.
+// Fix-ups of the server's rendered HTML (messages, previews, descriptions) once it is in the page.
+
+import { showEmojiGlyphs } from './emoji.ts';
+
+/** Every fix-up, for a root holding server-rendered HTML. */
+export function fixUpRendered(root: HTMLElement): void {
+  showEmojiGlyphs(root);
+  labelImages(root);
+}
 
 /**
  * The reference's inline-image markup carries no `alt`; screen readers need one.
