@@ -252,9 +252,35 @@ function stopBarrier(stops: string, open: number, after: number) {
 
 /** `$` ends a formula's body unless escaped; a newline always does. */
 function texBarrier(data: string, start: number): number {
+  const opener = openerAcross(data, start);
+  if (opener !== null) return opener;
   let q = lastOf(data, '\n$', start - 3);
   while (q > 0 && data[q] === '$' && data[q - 1] === '\\') q = lastOf(data, '\n$', q - 1);
   return q < 0 ? 0 : Math.max(0, q - 1);
+}
+
+const TEX_OPENS = new RegExp(`(?<!${W})(?<!\\$)\\$\\$[^\\n_$]`, 'suy');
+const TEX_CLOSES = new RegExp(`(?:\\\\\\$|[^$\\n])*\\$\\$(?!\\$)(?!${W})`, 'suy');
+
+/**
+ * The common case of a `$$` that never closes ("$$ $$x$$ $$y$$..."): the last
+ * `$` or newline before the new placeholder at `start` is the second `$` of an
+ * opener, not escaped. Every attempt before that opener ends before it, as it
+ * did; no attempt can begin between it and the placeholder (no `$` there); the
+ * opener's own attempt reads its body through the placeholder to the next `$`.
+ * Deciding that attempt here, from the placeholder's end, keeps the restarting
+ * loop from rescanning the text since the opener after every formula: the
+ * barrier is the opener if its formula now closes, else the placeholder.
+ * Null when the text is not of that shape (the general barrier applies).
+ */
+function openerAcross(data: string, start: number): number | null {
+  const p = lastOf(data, '\n$', start - 1);
+  const o = p - 1;
+  if (o < 0 || data[p] !== '$' || data[o] !== '$' || data[o - 1] === '\\') return null;
+  TEX_OPENS.lastIndex = o;
+  if (!TEX_OPENS.test(data)) return start;
+  TEX_CLOSES.lastIndex = data.indexOf(ETX, start) + 1;
+  return TEX_CLOSES.test(data) ? o : start;
 }
 
 /**
@@ -602,17 +628,22 @@ export function buildPatterns(lookup: Lookup, findings: Findings, stash: HtmlSta
       resumesAtPlaceholder: true,
       re: POSSIBLE_EMOJI,
       handle(m) {
-        const syntax = m.groups!.syntax!;
-        if (TEXT_PRESENTATION.test(syntax)) return null;
-        const code = codeForUnicode(syntax);
-        const name = emojiNameForCode(code);
-        if (!name) return null;
-        return { node: makeEmoji(code, `:${name}:`), start: m.index, end: m.index + m[0].length };
+        const found = unicodeEmoji(m.groups!.syntax!);
+        if (!found) return null;
+        return { node: makeEmoji(found.code, found.display), start: m.index, end: m.index + m[0].length };
       },
     },
   ];
   return patterns;
 }
+
+/** A Unicode emoji's code and `:name:`, or null when it is not one we name (hostile messages repeat one emoji thousands of times). */
+const unicodeEmoji = memoized((syntax: string): { code: string; display: string } | null => {
+  if (TEXT_PRESENTATION.test(syntax)) return null;
+  const code = codeForUnicode(syntax);
+  const name = emojiNameForCode(code);
+  return name ? { code, display: `:${name}:` } : null;
+});
 
 /** Presents an RE2 linkifier as the `{lastIndex, exec}` object the inline engine drives. */
 function linkifierAdapter(linkifier: Linkifier): RegExp {

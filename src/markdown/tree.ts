@@ -23,14 +23,19 @@ export function str(t: Text | null | undefined): string {
 
 export class El {
   tag: string;
-  attrs = new Map<string, string>();
+  /**
+   * Attributes as [name, value, name, value, ...] kept sorted by name, the order
+   * they are serialized in. A hostile message makes thousands of elements: a flat
+   * array costs far less to build and collect than a Map and a sort per element.
+   */
+  private attrs: string[] = [];
   text: Text | null = null;
   tail: Text | null = null;
   children: El[] = [];
 
   constructor(tag: string, attrs?: Record<string, string>) {
     this.tag = tag;
-    if (attrs) for (const [k, v] of Object.entries(attrs)) this.attrs.set(k, v);
+    if (attrs) for (const k in attrs) this.set(k, attrs[k]!);
   }
 
   append(child: El): El {
@@ -56,11 +61,29 @@ export class El {
   }
 
   get(name: string): string | undefined {
-    return this.attrs.get(name);
+    const a = this.attrs;
+    for (let i = 0; i < a.length; i += 2) if (a[i] === name) return a[i + 1];
+    return undefined;
   }
 
   set(name: string, value: string): void {
-    this.attrs.set(name, value);
+    const a = this.attrs;
+    let i = 0;
+    while (i < a.length && a[i]! < name) i += 2;
+    if (a[i] === name) a[i + 1] = value;
+    else a.splice(i, 0, name, value);
+  }
+
+  /** Serialized attributes, each with its leading space ("" when none). */
+  attributesHtml(): string {
+    const a = this.attrs;
+    let out = '';
+    for (let i = 0; i < a.length; i += 2) {
+      const k = a[i]!;
+      const v = escapeAttr(a[i + 1]!);
+      out += k === v ? ' ' + v : ' ' + k + '="' + v + '"';
+    }
+    return out;
   }
 
   /** Depth-first iteration over this element and its descendants. */
@@ -152,15 +175,7 @@ const EMPTY = new Set(['area', 'base', 'basefont', 'br', 'col', 'frame', 'hr', '
 // Serialization builds one string by concatenation (V8 joins ropes cheaply):
 // a hostile message can hold thousands of elements, and this runs once per render.
 function serializeInto(el: El): string {
-  let out = '<' + el.tag;
-  if (el.attrs.size) {
-    const keys = el.attrs.size === 1 ? el.attrs.keys() : [...el.attrs.keys()].sort();
-    for (const k of keys) {
-      const v = escapeAttr(el.attrs.get(k)!);
-      out += k === v ? ' ' + v : ' ' + k + '="' + v + '"';
-    }
-  }
-  out += '>';
+  let out = '<' + el.tag + el.attributesHtml() + '>';
   if (el.text) out += escapeCdata(str(el.text));
   for (const c of el.children) out += serializeInto(c);
   if (!EMPTY.has(el.tag)) out += '</' + el.tag + '>';
