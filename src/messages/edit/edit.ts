@@ -34,14 +34,15 @@ export async function editMessage(svc: Services, realm: Realm, actor: User, mess
     if (req.propagate_mode !== 'change_one' && (req.topic !== undefined || req.stream_id !== undefined)) {
       await sql`select pg_advisory_xact_lock(${0x4d4f5645}::integer, ${realm.id}::integer)`.execute(tx);
     }
-    const viewer = await channelViewer(tx, realm, actor);
-    const { edit, content } = await checkedEdit(tx, viewer, messageId, req, prerendered);
-    return applyEdit({ ...ctx, viewer }, edit, content, req);
+    const editing: EditContext = { ...ctx, viewer: await channelViewer(tx, realm, actor) };
+    const { edit, content } = await checkedEdit(editing, messageId, req, prerendered);
+    return applyEdit(editing, edit, content, req);
   });
 }
 
 /** Every check, in the reference's order; nothing is written until they pass. */
-async function checkedEdit(tx: Tx, viewer: ChannelViewer, messageId: number, req: EditRequest, prerendered: Prerendered | undefined) {
+async function checkedEdit(ctx: EditContext, messageId: number, req: EditRequest, prerendered: Prerendered | undefined) {
+  const { tx, viewer } = ctx;
   const { message, channel: from } = await messageToChange(tx, viewer, messageId);
   const now = new Date();
   if (req.content !== undefined) checkContentRules(viewer, message, now);

@@ -113,9 +113,9 @@ async function changeFlags(ctx: ActionContext<unknown, User>, ids: number[], cha
 }
 
 /** POST /messages/flags (digest 1.27). */
-export async function updateMessageFlags(svc: Services, realm: Realm, user: User, ids: number[], op: string, flag: string): Promise<FlagResult> {
-  const change = checkFlagChange(flag, op);
-  return transactAs(svc, realm, user, (ctx) => changeFlags(ctx, ids, change));
+export async function updateMessageFlags(svc: Services, realm: Realm, user: User, req: { messages: number[]; op: string; flag: string }): Promise<FlagResult> {
+  const change = checkFlagChange(req.flag, req.op);
+  return transactAs(svc, realm, user, (ctx) => changeFlags(ctx, req.messages, change));
 }
 
 /** The most messages one flags/narrow request changes (digest 1.12). */

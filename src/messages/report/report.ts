@@ -77,7 +77,14 @@ async function reportContent(ctx: ActionContext<Services, User>, message: Messag
   };
 }
 
-export async function reportMessage(svc: Services, realm: Realm, reporter: User, messageId: number, type: ReportType, description: string): Promise<void> {
+export interface ReportRequest {
+  message_id: number;
+  report_type: ReportType;
+  description: string;
+}
+
+export async function reportMessage(svc: Services, realm: Realm, reporter: User, req: ReportRequest): Promise<void> {
+  const { message_id: messageId, report_type: type, description } = req;
   if (type === 'other' && description === '') throw badRequest('An explanation is required.');
   const channelId = settingsOf(realm).moderation_request_channel_id as number;
   await transactAs(svc, realm, reporter, async (ctx) => {

@@ -43,7 +43,13 @@ async function channelToRemovePolicy(tx: Tx, viewer: ChannelViewer, ref: Channel
 }
 
 /** POST /user_topics. The topic is already read as a parameter (`topicParameter`). */
-export async function updateUserTopic(svc: Services, realm: Realm, user: User, channelId: number, topic: string, policy: VisibilityPolicy): Promise<void> {
+export async function updateUserTopic(
+  svc: Services,
+  realm: Realm,
+  user: User,
+  req: { stream_id: number; topic: string; visibility_policy: VisibilityPolicy },
+): Promise<void> {
+  const { stream_id: channelId, topic, visibility_policy: policy } = req;
   await transactAs(svc, realm, user, async (ctx) => {
     const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, user);
@@ -56,7 +62,13 @@ export async function updateUserTopic(svc: Services, realm: Realm, user: User, c
 }
 
 /** The deprecated PATCH /users/me/subscriptions/muted_topics: `add` mutes, `remove` clears; both idempotent. */
-export async function updateMutedTopic(svc: Services, realm: Realm, user: User, ref: ChannelRef, topic: string, op: 'add' | 'remove'): Promise<void> {
+export async function updateMutedTopic(
+  svc: Services,
+  realm: Realm,
+  user: User,
+  req: { channel: ChannelRef; topic: string; op: 'add' | 'remove' },
+): Promise<void> {
+  const { channel: ref, topic, op } = req;
   await transactAs(svc, realm, user, async (ctx) => {
     const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, user);
