@@ -56,7 +56,7 @@ export async function createChannel(
   const description = checkChannelDescription(req.description);
   const html = await prerenderHtml(svc, realm, [description]);
   return transactAs(svc, realm, actor, async (ctx) => {
-    const { tx, emit } = ctx;
+    const { tx } = ctx;
     if (await getChannelByName(tx, realm.id, name)) throw badRequest(`Channel '${name}' already exists`);
     const viewer = await channelViewer(tx, realm, actor);
     const channel = await insertChannel(html, tx, viewer, name, description, req);
@@ -68,7 +68,7 @@ export async function createChannel(
       users.map((user) => ({ user, channel })),
     );
     const notices = req.announce ? await newChannelsAnnouncement(tx, realm, actor, [channel]) : [];
-    await sendNotices(svc, tx, emit, realm, [...notices, channelCreatedNotice(actor, channel)]);
+    await sendNotices(ctx, [...notices, channelCreatedNotice(actor, channel)]);
     return channel;
   });
 }
@@ -102,11 +102,11 @@ export function cannotAdminister(): ApiError {
 export async function updateChannel(svc: Services, realm: Realm, actor: User, channelId: number, ch: ChannelChanges): Promise<void> {
   const html = await prerenderHtml(svc, realm, ch.description === undefined ? [] : [() => checkChannelDescription(ch.description!)]);
   await transactAs(svc, realm, actor, async (ctx) => {
-    const { tx, emit } = ctx;
+    const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, actor);
     let channel = await accessChannel(tx, viewer, channelId);
     if (!canAdminister(viewer, channel)) throw cannotAdminister();
-    const u: Update = { ...ctx, viewer, tell: (notice) => sendNotices(svc, tx, emit, realm, [notice]) };
+    const u: Update = { ...ctx, viewer, tell: (notice) => sendNotices(ctx, [notice]) };
 
     // Unarchiving first: the other changes apply to a live channel.
     if (ch.is_archived === false && channel.is_archived) channel = await unarchive(u, channel);
@@ -296,11 +296,11 @@ async function announceSightChanges(ctx: ActionContext<Hooked>, channel: Channel
 // ---------------------------------------------------------------- archiving
 
 async function archive(ctx: ActionContext, channel: Channel): Promise<Channel> {
-  const { svc, tx, emit, realm } = ctx;
+  const { tx } = ctx;
   if (await isDefault(tx, channel.id)) await setDefault(ctx, channel, false);
   const updated = await setColumns(tx, channel, { is_archived: true });
   await emitChannelUpdate(ctx, updated, 'is_archived', true);
-  await sendNotices(svc, tx, emit, realm, [await archivedNotice(tx, updated)]);
+  await sendNotices(ctx, [await archivedNotice(tx, updated)]);
   return updated;
 }
 

@@ -8,7 +8,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
-import { type ActionContext, type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
+import { type ActionContext, transact, transactAs, type Tx } from '../db/transact.ts';
 import { isRowId } from '../db/ids.ts';
 import { badRequest, insufficientPermission } from '../http/errors.ts';
 import { getUser, getUserByEmail } from '../users/queries.ts';
@@ -267,7 +267,7 @@ async function postSubscriptionNotices(
   req: SubscribeRequest,
   s: { targets: User[]; added: Pair[]; created: Channel[] },
 ): Promise<boolean | undefined> {
-  const { svc, tx, emit, realm, actor } = ctx;
+  const { tx, realm, actor } = ctx;
   const notices: Notice[] = [];
   const subscribedUsers = new Set(s.added.map((a) => a.user.id));
   const tellSubscribers = req.send_new_subscription_messages && subscribedUsers.size <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
@@ -280,12 +280,12 @@ async function postSubscriptionNotices(
   }
   if (req.announce) notices.push(...(await newChannelsAnnouncement(tx, realm, actor, s.created)));
   for (const channel of s.created) notices.push(channelCreatedNotice(actor, channel));
-  await sendNotices(svc, tx, emit, realm, notices);
+  await sendNotices(ctx, notices);
   return tellSubscribers;
 }
 
 /** The messages domain marks a left channel's messages read (Services.hooks, wiring.ts). */
-export type UnsubscribeHook = (tx: Tx, emit: Emit, realmId: number, userId: number, channelId: number) => Promise<unknown>;
+export type UnsubscribeHook = (ctx: ActionContext<unknown>, userId: number, channelId: number) => Promise<unknown>;
 
 /** DELETE /users/me/subscriptions: `subscriptions` are channel names. */
 export async function unsubscribe(svc: Services, realm: Realm, actor: User, names: string[], principals?: (number | string)[]) {
@@ -356,7 +356,7 @@ async function removeSubscriptions(ctx: ActionContext<Hooked>, users: User[], ch
   // Unread messages live only in subscribed channels: leaving marks the channel read (as Zulip does, after
   // telling of the unsubscription),
   // else rejoining would bring old messages back unread.
-  for (const r of removed) await svc.hooks.afterUnsubscribe(tx, emit, realm.id, r.user.id, r.channel.id);
+  for (const r of removed) await svc.hooks.afterUnsubscribe(ctx, r.user.id, r.channel.id);
   await emitPeerChanges(
     ctx,
     'peer_remove',

@@ -23,16 +23,19 @@ export async function postWebhookMessages(
     for (const m of messages) {
       if (stream === undefined) {
         // No channel: the bot tells its owner.
-        await sendWithin(svc, tx, emit, realm, bot, {
-          type: 'private',
-          to: JSON.stringify([bot.bot_owner_id ?? bot.id]),
-          topic: undefined,
-          content: m.content,
-          clientName,
-        });
+        await sendWithin(
+          { svc, tx, emit, realm, actor: bot },
+          {
+            type: 'private',
+            to: JSON.stringify([bot.bot_owner_id ?? bot.id]),
+            topic: undefined,
+            content: m.content,
+            clientName,
+          },
+        );
       } else {
         const to = /^\d+$/.test(stream) ? stream : JSON.stringify(stream);
-        await sendWithin(svc, tx, emit, realm, bot, { type: 'stream', to, topic: m.topic, content: m.content, clientName });
+        await sendWithin({ svc, tx, emit, realm, actor: bot }, { type: 'stream', to, topic: m.topic, content: m.content, clientName });
       }
     }
   });

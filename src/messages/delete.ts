@@ -7,7 +7,7 @@ import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { transactAs, type ActionContext } from '../db/transact.ts';
 import { channelViewer } from '../channels/access.ts';
 import { emitChannelUpdate } from '../channels/events.ts';
 import { firstMessageId, messageAudience } from './history/changes.ts';
@@ -16,27 +16,21 @@ import { messageToChange, checkCanDelete } from './access.ts';
 import type { DeleteMessageEvent } from './events.ts';
 
 export async function deleteMessage(svc: Services, realm: Realm, actor: User, messageId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, actor);
     const { message, channel } = await messageToChange(tx, viewer, messageId);
     await checkCanDelete(tx, viewer, message, channel);
-    await deleteMessages(svc, tx, emit, realm, [message], channel, actor);
+    await deleteMessages(ctx, [message], channel);
   });
 }
 
 /**
  * Deletes messages of one conversation (rows that hang off a message go with it)
- * and tells everyone who had them, the deleting user included.
+ * and tells everyone who had them, the deleting user (`ctx.actor`) included.
  */
-export async function deleteMessages(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  messages: Message[],
-  channel: Channel | null,
-  actor: User | null,
-): Promise<void> {
+export async function deleteMessages(ctx: ActionContext<Hooked>, messages: Message[], channel: Channel | null): Promise<void> {
+  const { tx, emit, realm, actor } = ctx;
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = await messageAudience(tx, ids, channel);
   if (actor) audience.add(actor.id);
@@ -52,6 +46,6 @@ export async function deleteMessages(
     : { type: 'delete_message', message_ids: ids, message_type: 'private' };
   emit(realm.id, event, audience, { publicChannel: channel !== null && !channel.invite_only });
   if (channel && firstBefore !== null && ids.includes(firstBefore)) {
-    await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', await firstMessageId(tx, channel.id));
+    await emitChannelUpdate(ctx, channel, 'first_message_id', await firstMessageId(tx, channel.id));
   }
 }

@@ -1,7 +1,6 @@
 // The events messages cause, built in one place.
 
-import type { Emit, Tx } from '../db/transact.ts';
-import type { Realm } from '../realm/tables.ts';
+import type { ActionContext } from '../db/transact.ts';
 import type { User } from '../users/tables.ts';
 import type { Message } from './tables.ts';
 import { formatMessages, senderAvatarComputable } from './format.ts';
@@ -119,26 +118,26 @@ export type MessagesEvent =
   | UserTopicEvent
   | MutedTopicsEvent;
 
+/** A message just written: who receives it, with which flags, and what its event needs besides. */
+export interface NewMessage {
+  message: Omit<Message, 'search_tsv'>;
+  sender: User;
+  recipients: Pick<User, 'id' | 'role'>[];
+  flags: Map<number, number>;
+  channel: Pick<Channel, 'id' | 'name' | 'invite_only'> | undefined;
+  submessages: ApiSubmessage[];
+  /** The topic's links, when the send has them (from the linkifiers its rendering read). */
+  topicLinks?: TopicLink[];
+  localEcho?: { queueId: string; localId: string };
+}
+
 /**
  * `message` (just written) to everyone who received it, each with their flags; a public
  * channel's message also to queues that follow all public channels.
  */
-export async function emitNewMessage(
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  message: Omit<Message, 'search_tsv'>,
-  sender: User,
-  recipients: Pick<User, 'id' | 'role'>[],
-  flags: Map<number, number>,
-  opts: {
-    channel: Pick<Channel, 'id' | 'name' | 'invite_only'> | undefined;
-    submessages: ApiSubmessage[];
-    /** The topic's links, when the send has them (from the linkifiers its rendering read). */
-    topicLinks?: TopicLink[];
-    localEcho?: { queueId: string; localId: string };
-  },
-): Promise<void> {
+export async function emitNewMessage(ctx: ActionContext<unknown>, m: NewMessage): Promise<void> {
+  const { tx, emit, realm } = ctx;
+  const { message, sender, recipients, flags } = m;
   // The shared copy: rendered content, full avatar URL, the empty topic as is; each queue adapts it.
   // A new message: what the send holds is all there is to it (no reactions yet).
   const [formatted] = await formatMessages(
@@ -148,10 +147,10 @@ export async function emitNewMessage(
     { viewer: sender, applyMarkdown: true, clientSvcavatar: false, allowEmptyTopicName: true },
     {
       senders: [sender],
-      channels: opts.channel ? [opts.channel] : undefined,
+      channels: m.channel ? [m.channel] : undefined,
       reactions: [],
-      submessages: new Map([[message.id, opts.submessages]]),
-      linkTopic: opts.channel === undefined ? () => [] : opts.topicLinks && (() => opts.topicLinks!),
+      submessages: new Map([[message.id, m.submessages]]),
+      linkTopic: m.channel === undefined ? () => [] : m.topicLinks && (() => m.topicLinks!),
     },
   );
   const perUser: Record<number, { flags: string[] }> = {};
@@ -162,8 +161,8 @@ export async function emitNewMessage(
     recipients.map((u) => u.id),
     {
       perUser,
-      publicChannel: opts.channel !== undefined && !opts.channel.invite_only,
-      localEcho: opts.localEcho,
+      publicChannel: m.channel !== undefined && !m.channel.invite_only,
+      localEcho: m.localEcho,
       hidden: {
         raw_content: message.content,
         avatar_nullable_for: recipients.filter((u) => senderAvatarComputable(sender, u)).map((u) => u.id),

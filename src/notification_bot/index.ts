@@ -7,9 +7,7 @@
 //
 // Also the Markdown every notice is written with, as the reference writes it.
 
-import type { Services } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
-import type { Realm } from '../realm/tables.ts';
+import type { ActionContext } from '../db/transact.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { SystemBot } from '../users/system-bots.ts';
@@ -28,13 +26,13 @@ export interface Notice {
   from?: SystemBot;
 }
 
-/** messages/send/send.ts posts them (Services.hooks.sendNotice, wiring.ts). */
-export type NoticeSender = (svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice) => Promise<number>;
+/** messages/send/send.ts posts them (Services.hooks.sendNotice, wiring.ts), in the action's transaction. */
+export type NoticeSender = (ctx: ActionContext, notice: Notice) => Promise<number>;
 
-/** Posts the notices in order; returns their message ids. */
-export async function sendNotices(svc: Services, tx: Tx, emit: Emit, realm: Realm, notices: Notice[]): Promise<number[]> {
+/** Posts the notices in order, in the caller's transaction; returns their message ids. */
+export async function sendNotices(ctx: ActionContext, notices: Notice[]): Promise<number[]> {
   const ids: number[] = [];
-  for (const notice of notices) ids.push(await svc.hooks.sendNotice(svc, tx, emit, realm, notice));
+  for (const notice of notices) ids.push(await ctx.svc.hooks.sendNotice(ctx, notice));
   return ids;
 }
 

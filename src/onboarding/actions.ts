@@ -40,10 +40,7 @@ export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, rea
 
   // Sent before anyone is subscribed: every member, the owner first, gets them the same way.
   const ids = await sendNotices(
-    svc,
-    tx,
-    emit,
-    updated,
+    { svc, tx, emit, realm: updated, actor: null },
     INITIAL_MESSAGES.map((m) => ({ from: WELCOME_BOT, to: { channel: byName.get(m.channel)!, topic: m.topic }, content: m.content })),
   );
   const seenTopics = new Set<string>();

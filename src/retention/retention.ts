@@ -97,7 +97,7 @@ async function archiveExpired(svc: Services, realm: Realm, channel: Channel | nu
           .execute()
       ).map((r) => r.attachment_id);
       // Each delete_message event names one topic, as a user's delete does.
-      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(svc, tx, emit, realm, group, channel, null);
+      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages({ svc, tx, emit, realm, actor: null }, group, channel);
       await archiveOrphanedFiles(tx, emit, realm.id, archive, linked);
       return batch.length;
     });

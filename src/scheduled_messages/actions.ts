@@ -48,7 +48,7 @@ class DryRun extends Error {}
 async function checkSendable(svc: Services, realm: Realm, sender: User, req: SendRequest): Promise<void> {
   try {
     await svc.db.transaction().execute(async (tx) => {
-      await sendWithin(svc, tx, () => {}, realm, sender, req);
+      await sendWithin({ svc, tx, emit: () => {}, realm, actor: sender }, req);
       throw new DryRun();
     });
   } catch (err) {

@@ -72,7 +72,7 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage,
   } else {
     if (now.getTime() > row.scheduled_at.getTime() + LATE_CUTOFF_MS) throw badRequest('Message could not be sent at the scheduled time.');
     // Every permission is checked again, as of now.
-    messageId = (await sendWithin(svc, tx, emit, realm, sender, sendRequestOf(row))).id;
+    messageId = (await sendWithin({ svc, tx, emit, realm, actor: sender }, sendRequestOf(row))).id;
   }
   await tx.updateTable('scheduled_messages').set({ delivered: true, delivered_message_id: messageId }).where('id', '=', row.id).execute();
   const removed: ScheduledMessagesEvent | RemindersEvent =
@@ -92,7 +92,7 @@ async function sendReminder(svc: Services, tx: Tx, emit: Emit, realm: Realm, use
     .executeTakeFirst();
   const readable = target !== undefined && (await canSee(tx, { realm, viewer: await channelViewer(tx, realm, user) }, target));
   const content = readable ? await reminderContent(tx, svc.config, realm, target, row.reminder_note) : row.content;
-  const [id] = await sendNotices(svc, tx, emit, realm, [{ to: { user }, content }]);
+  const [id] = await sendNotices({ svc, tx, emit, realm, actor: null }, [{ to: { user }, content }]);
   return id;
 }
 
@@ -122,7 +122,7 @@ async function markFailed(svc: Services, row: ScheduledMessage, err: unknown): P
     const realm = await tx.selectFrom('realms').selectAll().where('id', '=', row.realm_id).executeTakeFirstOrThrow();
     const author = (await getUser(tx, realm.id, row.sender_id))!;
     emit(realm.id, { type: 'scheduled_messages', op: 'update', scheduled_message: formatScheduledMessage(failed) }, [author.id]);
-    await sendNotices(svc, tx, emit, realm, [{ to: { user: author }, content: deliveryFailedNotice(failed.scheduled_at, failure) }]);
+    await sendNotices({ svc, tx, emit, realm, actor: null }, [{ to: { user: author }, content: deliveryFailedNotice(failed.scheduled_at, failure) }]);
   });
 }
 

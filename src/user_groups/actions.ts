@@ -191,7 +191,7 @@ async function changeMembership(svc: Services, realm: Realm, actor: User, groupI
     if (ops.delete?.length) notices.push(...(await removeMembers(tx, send, realm, actor, groupId, ops.delete)));
     if (ops.add_subgroups?.length) await addSubgroups(tx, send, realm, actor, groupId, ops.add_subgroups);
     if (ops.delete_subgroups?.length) await removeSubgroups(tx, send, realm, actor, groupId, ops.delete_subgroups);
-    await sendNotices(svc, tx, emit, realm, notices);
+    await sendNotices({ svc, tx, emit, realm, actor }, notices);
   });
 }
 

@@ -78,7 +78,7 @@ export async function announceNewUser(ctx: ActionContext<Services>, user: User, 
     );
   for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
   const notices = [...(arrival.notices ?? []), ...(await newUserNotices(tx, realm, user, arrival.welcomeText))];
-  await sendNotices(svc, tx, emit, realm, notices);
+  await sendNotices(ctx, notices);
 }
 
 /** The password as stored: hashed before the transaction opens (hashing is slow on purpose). */

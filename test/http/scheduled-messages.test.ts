@@ -264,7 +264,7 @@ test('a delivery that crashes before its commit is sent later, once', async () =
   await assert.rejects(
     svc.db.transaction().execute(async (tx) => {
       const row = await tx.selectFrom('scheduled_messages').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirstOrThrow();
-      await sendWithin(svc, tx, () => {}, realm, sender, sendRequestOf(row));
+      await sendWithin({ svc, tx, emit: () => {}, realm, actor: sender }, sendRequestOf(row));
       // Meanwhile another process's pass passes it by (PGlite has one connection: no other pass can run).
       if (svc.dbKind === 'postgres') assert.equal(await passAfter(at), 0);
       throw new Error('crash');

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Services } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext, Tx } from '../../db/transact.ts';
 import type { ChannelViewer } from '../../channels/access.ts';
 import type { RenderResult } from '../../markdown/index.ts';
 import { prerender } from '../../rendering/index.ts';
@@ -66,9 +66,10 @@ export function contentColumns(change: ContentChange, now: Date) {
 }
 
 /** The files the new content links (only the sender edits content: they are the sender's to claim), and its link previews; the files no longer linked. */
-export async function claimContentLinks(tx: Tx, emit: Emit, viewer: ChannelViewer, messageId: number, change: ContentChange): Promise<unknown[]> {
-  const detached = await reclaimAttachments(tx, emit, viewer.realm, viewer.user, messageId, change.rendered.attachment_path_ids);
-  await queueLinkPreviews(tx, viewer.realm, messageId, change.content, change.rendered);
+export async function claimContentLinks(ctx: ActionContext<unknown, User>, messageId: number, change: ContentChange): Promise<unknown[]> {
+  const { tx, emit, realm, actor } = ctx;
+  const detached = await reclaimAttachments(tx, emit, realm, actor, messageId, change.rendered.attachment_path_ids);
+  await queueLinkPreviews(tx, realm, messageId, change.content, change.rendered);
   return detached;
 }
 

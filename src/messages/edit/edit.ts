@@ -13,13 +13,13 @@ import type { Services } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { EditHistoryEntry } from '../tables.ts';
-import { transact, type Emit, type Tx } from '../../db/transact.ts';
+import { transactAs, type Tx } from '../../db/transact.ts';
 import { realmUrl } from '../../realm/queries.ts';
 import { channelViewer, type ChannelViewer } from '../../channels/access.ts';
 import { checkTopicAllowed } from '../send/send.ts';
 import { channelRecipientId } from '../send/recipients.ts';
 import { messageToChange } from '../access.ts';
-import { requestedChange, resolution, type Edit, type EditRequest } from './request.ts';
+import { requestedChange, resolution, type Edit, type EditContext, type EditRequest } from './request.ts';
 import { checkChannelRules, checkContentRules, checkTopicRules, checkWholeTopicMovable, destination } from './permissions.ts';
 import { claimContentLinks, contentChange, contentColumns, prerenderEdit, writeMentionFlags, type ContentChange, type Prerendered } from './content.ts';
 import { announceFirstMessageIds, beforeMove, messagesToChange, moveRest, moveTopicState, settleReaders, type BeforeMove, type Placement } from './move.ts';
@@ -28,19 +28,21 @@ import { postMoveNotices } from './notices.ts';
 
 export async function editMessage(svc: Services, realm: Realm, actor: User, messageId: number, req: EditRequest): Promise<{ detached_uploads: unknown[] }> {
   const prerendered = await prerenderEdit(svc, realm, actor, req.content);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     // Moves of many messages lock many rows: they take turns, before any row lock, so that two never deadlock.
     if (req.propagate_mode !== 'change_one' && (req.topic !== undefined || req.stream_id !== undefined)) {
       await sql`select pg_advisory_xact_lock(${0x4d4f5645}::integer, ${realm.id}::integer)`.execute(tx);
     }
-    const viewer = await channelViewer(tx, realm, actor);
-    const { edit, content } = await checkedEdit(tx, viewer, messageId, req, prerendered);
-    return applyEdit(svc, tx, emit, viewer, edit, content, req);
+    const editing: EditContext = { ...ctx, viewer: await channelViewer(tx, realm, actor) };
+    const { edit, content } = await checkedEdit(editing, messageId, req, prerendered);
+    return applyEdit(editing, edit, content, req);
   });
 }
 
 /** Every check, in the reference's order; nothing is written until they pass. */
-async function checkedEdit(tx: Tx, viewer: ChannelViewer, messageId: number, req: EditRequest, prerendered: Prerendered | undefined) {
+async function checkedEdit(ctx: EditContext, messageId: number, req: EditRequest, prerendered: Prerendered | undefined) {
+  const { tx, viewer } = ctx;
   const { message, channel: from } = await messageToChange(tx, viewer, messageId);
   const now = new Date();
   if (req.content !== undefined) checkContentRules(viewer, message, now);
@@ -58,21 +60,20 @@ async function checkedEdit(tx: Tx, viewer: ChannelViewer, messageId: number, req
   return { edit, content };
 }
 
-async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, edit: Edit, content: ContentChange | undefined, req: EditRequest) {
-  const { realm, user: actor } = viewer;
+async function applyEdit(ctx: EditContext, edit: Edit, content: ContentChange | undefined, req: EditRequest) {
+  const { svc, realm, actor } = ctx;
   const { message, from, to } = edit;
-  const w = await writeEdit(tx, emit, viewer, edit, content);
+  const w = await writeEdit(ctx, edit, content);
   const streamMoved = edit.streamId !== undefined;
   // Only a resolve (or unresolve) of the topic, nothing else, is announced as one.
   const announcedResolution = edit.topic !== undefined && content === undefined && !streamMoved ? edit.resolves : null;
-  const { wholeTopic, followers } = await moveTopicState(tx, emit, viewer, edit, {
+  const { wholeTopic, followers } = await moveTopicState(ctx, edit, {
     changedIds: w.changedIds,
     targetHadMessages: w.before.targetHadMessages,
     losing: w.losing,
     announcedResolution: announcedResolution !== null,
   });
-  await emitUpdate(tx, emit, realm, {
-    actor,
+  await emitUpdate(ctx, {
     message,
     changedIds: w.changedIds,
     timestamp: w.timestamp,
@@ -84,7 +85,7 @@ async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewe
     streamMoved,
     propagateMode: req.propagate_mode,
   });
-  await announceFirstMessageIds(svc, tx, emit, realm, edit, w.before);
+  await announceFirstMessageIds(ctx, edit, w.before);
   if (from && to && edit.moved) {
     const moved = {
       actor,
@@ -97,7 +98,7 @@ async function applyEdit(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewe
       wholeTopic,
       realmUrl: realmUrl(realm, svc.config),
     };
-    await postMoveNotices(svc, tx, emit, viewer, moved, {
+    await postMoveNotices(ctx, moved, {
       changedIds: w.changedIds,
       resolution: announcedResolution,
       followers,
@@ -120,7 +121,8 @@ interface Written extends Placement {
 }
 
 /** The writes: the edited message, its files, the rest of its topic, mention flags, who still reads them. */
-async function writeEdit(tx: Tx, emit: Emit, viewer: ChannelViewer, edit: Edit, content: ContentChange | undefined): Promise<Written> {
+async function writeEdit(ctx: EditContext, edit: Edit, content: ContentChange | undefined): Promise<Written> {
+  const { tx, viewer } = ctx;
   const { message, to } = edit;
   const streamMoved = edit.streamId !== undefined;
   const changedIds = await messagesToChange(tx, viewer, edit);
@@ -130,10 +132,10 @@ async function writeEdit(tx: Tx, emit: Emit, viewer: ChannelViewer, edit: Edit, 
   const recipientId = to && streamMoved ? await channelRecipientId(tx, viewer.realm.id, to.id) : message.recipient_id;
   const placement: Placement = { changedIds, timestamp, recipientId, countsAsMove };
   await writeEditedMessage(tx, viewer, edit, content, placement);
-  const detached = content ? await claimContentLinks(tx, emit, viewer, message.id, content) : [];
+  const detached = content ? await claimContentLinks(ctx, message.id, content) : [];
   await moveRest(tx, viewer, edit, placement);
   if (content) await writeMentionFlags(tx, message.id, content);
-  const losing = await settleReaders(tx, emit, viewer.realm, edit, changedIds);
+  const losing = await settleReaders(ctx, edit, changedIds);
   return { ...placement, before, losing, detached };
 }
 

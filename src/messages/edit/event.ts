@@ -1,12 +1,11 @@
 // The `update_message` event of an edit (digest 3.3) and who receives it.
 
 import { sql } from 'kysely';
-import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
 import type { UpdateMessageEvent } from '../events.ts';
 import type { Message } from '../tables.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext } from '../../db/transact.ts';
 import type { RenderResult } from '../../markdown/index.ts';
 import { subscriberIds } from '../../channels/queries.ts';
 import { topicLinker } from '../../linkifiers/rendering.ts';
@@ -15,7 +14,6 @@ import { intArray } from '../state-support.ts';
 import type { PropagateMode } from './request.ts';
 
 export interface UpdateFacts {
-  actor: User;
   message: Message;
   changedIds: number[];
   timestamp: number;
@@ -33,11 +31,12 @@ export interface UpdateFacts {
  * now are: copy holders, each with their flags on the edited message, and the
  * subscribers of channels whose shared history shows them (flags `read`).
  */
-export async function emitUpdate(tx: Tx, emit: Emit, realm: Realm, f: UpdateFacts): Promise<void> {
+export async function emitUpdate(ctx: ActionContext<unknown, User>, f: UpdateFacts): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const { message, from, to } = f;
   const event: UpdateMessageEvent = {
     type: 'update_message',
-    user_id: f.actor.id,
+    user_id: ctx.actor.id,
     edit_timestamp: f.timestamp,
     message_id: message.id,
     message_ids: f.changedIds,

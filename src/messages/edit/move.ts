@@ -3,11 +3,11 @@
 // topic's preferences, and the channels' first message ids.
 
 import { sql } from 'kysely';
-import type { Services } from '../../services.ts';
+import type { Hooked } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
 import type { Message } from '../tables.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext, Tx } from '../../db/transact.ts';
 import type { ChannelViewer } from '../../channels/access.ts';
 import { hasContentAccess } from '../../channels/access.ts';
 import { emitChannelUpdate } from '../../channels/events.ts';
@@ -15,7 +15,7 @@ import { groupMemberIds } from '../../user_groups/group-setting.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
 import { firstMessageId, messageAudience } from '../history/changes.ts';
 import { intArray } from '../state-support.ts';
-import type { Edit } from './request.ts';
+import type { Edit, EditContext } from './request.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
 import { carryTopicPolicies } from './topic-policies.ts';
 import { topicFollowers } from './notices.ts';
@@ -116,7 +116,8 @@ async function readersOf(tx: Tx, realm: Realm, channel: Channel, userIds: Iterab
  * who cannot lose their copies (and are told the messages are gone); a channel
  * with protected history gives its subscribers copies. Returns those who lost them.
  */
-export async function settleReaders(tx: Tx, emit: Emit, realm: Realm, edit: Edit, changedIds: number[]): Promise<Set<number>> {
+export async function settleReaders(ctx: ActionContext<unknown>, edit: Edit, changedIds: number[]): Promise<Set<number>> {
+  const { tx, emit, realm } = ctx;
   const { from, to, message } = edit;
   const losing = new Set<number>();
   if (!from || !to || edit.streamId === undefined) return losing;
@@ -154,12 +155,11 @@ export interface TopicMove {
  * does: before the preferences move when the whole topic does, after otherwise.
  */
 export async function moveTopicState(
-  tx: Tx,
-  emit: Emit,
-  viewer: ChannelViewer,
+  ctx: EditContext,
   edit: Edit,
   moved: { changedIds: number[]; targetHadMessages: boolean; losing: Set<number>; announcedResolution: boolean },
 ): Promise<TopicMove> {
+  const { tx, viewer } = ctx;
   const { from, to, message } = edit;
   let followers = new Set<number>();
   if (!from || !to || !edit.moved) return { wholeTopic: false, followers };
@@ -175,16 +175,17 @@ export async function moveTopicState(
     targetHadMessages: moved.targetHadMessages,
     losing: moved.losing,
   };
-  await carryTopicPolicies(tx, emit, viewer, move, message, wholeTopic);
+  await carryTopicPolicies(ctx, move, message, wholeTopic);
   if (moved.announcedResolution && !wholeTopic) followers = await topicFollowers(tx, to.id, edit.toTopic);
   return { wholeTopic, followers };
 }
 
 /** The channels' first message ids, announced where a channel change moved them. */
-export async function announceFirstMessageIds(svc: Services, tx: Tx, emit: Emit, realm: Realm, edit: Edit, before: BeforeMove): Promise<void> {
+export async function announceFirstMessageIds(ctx: ActionContext<Hooked>, edit: Edit, before: BeforeMove): Promise<void> {
+  const { tx } = ctx;
   const { from, to } = edit;
   if (!from || !to || edit.streamId === undefined) return;
   const [fromFirst, toFirst] = [await firstMessageId(tx, from.id), await firstMessageId(tx, to.id)];
-  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, from, 'first_message_id', fromFirst);
-  if (toFirst !== before.firstIds[1]) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, to, 'first_message_id', toFirst);
+  if (fromFirst !== before.firstIds[0]) await emitChannelUpdate(ctx, from, 'first_message_id', fromFirst);
+  if (toFirst !== before.firstIds[1]) await emitChannelUpdate(ctx, to, 'first_message_id', toFirst);
 }

@@ -2,10 +2,10 @@
 // (do_update_message); the wording is move-notices.ts'.
 
 import { sql } from 'kysely';
-import type { Hooked, Services } from '../../services.ts';
+import type { Hooked } from '../../services.ts';
 import type { Channel } from '../../channels/tables.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
-import type { ChannelViewer } from '../../channels/access.ts';
+import type { ActionContext, Tx } from '../../db/transact.ts';
+import type { User } from '../../users/tables.ts';
 import { subscriberIds } from '../../channels/queries.ts';
 import { notificationBot } from '../../users/system-bots.ts';
 import { sendNotices, type Notice } from '../../notification_bot/index.ts';
@@ -20,6 +20,7 @@ import {
   type MovedMessages,
 } from './move-notices.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
+import type { EditContext } from './request.ts';
 
 /** Humans following a topic (a resolve notice stays unread for them). */
 export async function topicFollowers(tx: Tx, channelId: number, topic: string): Promise<Set<number>> {
@@ -51,15 +52,15 @@ export interface NoticeRules {
  * Notification Bot on a move, in the reference's order (do_update_message): the
  * resolve notice, then the breadcrumbs in the new topic and in the old one.
  */
-export async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, m: MovedMessages, r: NoticeRules): Promise<void> {
-  const { realm } = viewer;
+export async function postMoveNotices(ctx: EditContext, m: MovedMessages, r: NoticeRules): Promise<void> {
+  const { tx, viewer } = ctx;
   let resolveNoticeId: number | undefined;
-  if (r.resolution && !(await undoResolveNotice(svc, tx, emit, viewer, m.to, m.toTopic))) {
+  if (r.resolution && !(await undoResolveNotice(ctx, m.to, m.toTopic))) {
     // Read for everyone but those following the topic (the reference's default
     // resolved_topic_notice_auto_read_policy, "except_followed"), and the user who resolved it.
     const subscribers = (await subscriberIds(tx, [m.to.id])).get(m.to.id)!;
     const readBy = [...[...subscribers].filter((id) => !r.followers.has(id)), m.actor.id];
-    [resolveNoticeId] = await sendNotices(svc, tx, emit, realm, [resolveNotice(m.actor, m.to, m.toTopic, r.resolution, readBy)]);
+    [resolveNoticeId] = await sendNotices(ctx, [resolveNotice(m.actor, m.to, m.toTopic, r.resolution, readBy)]);
   }
   const notices: Notice[] = [];
   // Marking a topic resolved is no news to the topic it lands in; moving it to another channel is.
@@ -69,7 +70,7 @@ export async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer:
     notices.push(newThreadNotice(m, (await readableBy(tx, viewer, m.to, others)).length > 0));
   }
   if (r.toOldThread) notices.push(oldThreadNotice(m));
-  await sendNotices(svc, tx, emit, realm, notices);
+  await sendNotices(ctx, notices);
 }
 
 /**
@@ -77,7 +78,8 @@ export async function postMoveNotices(svc: Services, tx: Tx, emit: Emit, viewer:
  * the notice of it, younger than the grace period, that notice is deleted and
  * no new one is posted (maybe_delete_previous_resolve_topic_notification).
  */
-async function undoResolveNotice(svc: Hooked, tx: Tx, emit: Emit, viewer: ChannelViewer, channel: Channel, topic: string): Promise<boolean> {
+async function undoResolveNotice(ctx: ActionContext<Hooked, User>, channel: Channel, topic: string): Promise<boolean> {
+  const { tx, realm } = ctx;
   const last = await tx
     .selectFrom('messages')
     .selectAll()
@@ -86,8 +88,8 @@ async function undoResolveNotice(svc: Hooked, tx: Tx, emit: Emit, viewer: Channe
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!last || !isResolveNotice(last, (await notificationBot(tx, viewer.realm.id)).id)) return false;
+  if (!last || !isResolveNotice(last, (await notificationBot(tx, realm.id)).id)) return false;
   if (Date.now() - last.date_sent.getTime() > RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS * 1000) return false;
-  await deleteMessages(svc, tx, emit, viewer.realm, [last], channel, viewer.user);
+  await deleteMessages(ctx, [last], channel);
   return true;
 }

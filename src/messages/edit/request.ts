@@ -3,7 +3,11 @@
 // reference's order; the permissions are permissions.ts').
 
 import { createHash } from 'node:crypto';
+import type { Services } from '../../services.ts';
+import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
+import type { ChannelViewer } from '../../channels/access.ts';
+import type { ActionContext } from '../../db/transact.ts';
 import type { Message } from '../tables.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../events/shape.ts';
@@ -21,6 +25,11 @@ export interface EditRequest {
   send_notification_to_old_thread: boolean;
   send_notification_to_new_thread: boolean;
   prev_content_sha256?: string;
+}
+
+/** What the steps of an edit share: the action's context, and the editor as a channel viewer. */
+export interface EditContext extends ActionContext<Services, User> {
+  readonly viewer: ChannelViewer;
 }
 
 export const RESOLVED_TOPIC_PREFIX = '✔ ';

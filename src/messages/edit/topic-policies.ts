@@ -4,9 +4,9 @@
 import { sql } from 'kysely';
 import type { Channel } from '../../channels/tables.ts';
 import type { Message } from '../tables.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext, Tx } from '../../db/transact.ts';
 import { userSettings } from '../../users/settings.ts';
-import { channelViewer, type ChannelViewer } from '../../channels/access.ts';
+import { channelViewer } from '../../channels/access.ts';
 import { activeSubscription } from '../../channels/queries.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../topics/user-topics.ts';
 import { readableBy, topicMessages } from './topic-messages.ts';
@@ -47,13 +47,13 @@ async function topicPolicies(tx: Tx, channelId: number, topic: string): Promise<
  * follow it, merged with those they had for the destination. Otherwise the
  * sender may start following the new topic they now began.
  */
-export async function carryTopicPolicies(tx: Tx, emit: Emit, viewer: ChannelViewer, move: Move, message: Message, wholeTopic: boolean): Promise<void> {
-  if (wholeTopic) await carryWholeTopicPolicies(tx, emit, viewer, move);
-  else await followBegunTopic(tx, emit, viewer, move, message);
+export async function carryTopicPolicies(ctx: ActionContext<unknown>, move: Move, message: Message, wholeTopic: boolean): Promise<void> {
+  if (wholeTopic) await carryWholeTopicPolicies(ctx, move);
+  else await followBegunTopic(ctx, move, message);
 }
 
-async function carryWholeTopicPolicies(tx: Tx, emit: Emit, viewer: ChannelViewer, move: Move): Promise<void> {
-  const { realm } = viewer;
+async function carryWholeTopicPolicies(ctx: ActionContext<unknown>, move: Move): Promise<void> {
+  const { tx } = ctx;
   const { from, to, fromTopic, toTopic } = move;
   const fromPolicies = await topicPolicies(tx, from.id, fromTopic);
   const toPolicies = await topicPolicies(tx, to.id, toTopic);
@@ -61,18 +61,18 @@ async function carryWholeTopicPolicies(tx: Tx, emit: Emit, viewer: ChannelViewer
   const sameRow = from.id === to.id && fromTopic.toLowerCase() === toTopic.toLowerCase();
   for (const userId of new Set([...fromPolicies.keys(), ...toPolicies.keys()])) {
     const before = fromPolicies.get(userId) ?? VISIBILITY.INHERIT;
-    if (before !== VISIBILITY.INHERIT) await setVisibilityPolicy(tx, emit, realm.id, userId, from.id, fromTopic, VISIBILITY.INHERIT);
+    if (before !== VISIBILITY.INHERIT) await setVisibilityPolicy(ctx, { userId, channelId: from.id, topic: fromTopic, policy: VISIBILITY.INHERIT });
     // Users who lost the messages keep no preference in a channel they cannot read.
     if (move.losing.has(userId)) continue;
     const there = sameRow ? VISIBILITY.INHERIT : (toPolicies.get(userId) ?? VISIBILITY.INHERIT);
     const after = move.targetHadMessages ? mergedPolicy(before, toPolicies.get(userId) ?? VISIBILITY.INHERIT) : before;
-    if (after !== there) await setVisibilityPolicy(tx, emit, realm.id, userId, to.id, toTopic, after);
+    if (after !== there) await setVisibilityPolicy(ctx, { userId, channelId: to.id, topic: toTopic, policy: after });
   }
 }
 
 /** The sender's policy for a topic their moved message now begins (automatically follow or unmute "on initiation"). */
-async function followBegunTopic(tx: Tx, emit: Emit, viewer: ChannelViewer, move: Move, message: Message): Promise<void> {
-  const { realm } = viewer;
+async function followBegunTopic(ctx: ActionContext<unknown>, move: Move, message: Message): Promise<void> {
+  const { tx, realm } = ctx;
   const { to, toTopic } = move;
   const sender = await tx.selectFrom('users').selectAll().where('id', '=', message.sender_id).executeTakeFirstOrThrow();
   if (sender.is_bot || move.losing.has(sender.id)) return;
@@ -88,6 +88,6 @@ async function followBegunTopic(tx: Tx, emit: Emit, viewer: ChannelViewer, move:
     if (sub?.is_muted) policy = VISIBILITY.UNMUTED;
   }
   if (policy !== undefined && (await visibilityPolicy(tx, sender.id, to.id, toTopic)) !== policy) {
-    await setVisibilityPolicy(tx, emit, realm.id, sender.id, to.id, toTopic, policy);
+    await setVisibilityPolicy(ctx, { userId: sender.id, channelId: to.id, topic: toTopic, policy });
   }
 }

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Services } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
-import { transact, type Emit, type Tx } from '../../db/transact.ts';
+import { transactAs, type ActionContext, type Tx } from '../../db/transact.ts';
 import { badRequest } from '../../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
@@ -55,7 +55,8 @@ export interface FlagResult {
  * skips channels the user is not subscribed to (unread messages live only in
  * subscribed channels) and lists them.
  */
-async function changeFlags(tx: Tx, emit: Emit, realm: Realm, user: User, ids: number[], change: FlagChange): Promise<FlagResult> {
+async function changeFlags(ctx: ActionContext<unknown, User>, ids: number[], change: FlagChange): Promise<FlagResult> {
+  const { tx, emit, realm, actor: user } = ctx;
   const bit = FLAG_BITS[change.flag];
   const target = change.op === 'add' ? bit : 0;
   let candidates = [...new Set(ids)];
@@ -112,9 +113,9 @@ async function changeFlags(tx: Tx, emit: Emit, realm: Realm, user: User, ids: nu
 }
 
 /** POST /messages/flags (digest 1.27). */
-export async function updateMessageFlags(svc: Services, realm: Realm, user: User, ids: number[], op: string, flag: string): Promise<FlagResult> {
-  const change = checkFlagChange(flag, op);
-  return transact(svc, (tx, emit) => changeFlags(tx, emit, realm, user, ids, change));
+export async function updateMessageFlags(svc: Services, realm: Realm, user: User, req: { messages: number[]; op: string; flag: string }): Promise<FlagResult> {
+  const change = checkFlagChange(req.flag, req.op);
+  return transactAs(svc, realm, user, (ctx) => changeFlags(ctx, req.messages, change));
 }
 
 /** The most messages one flags/narrow request changes (digest 1.12). */
@@ -143,7 +144,8 @@ export async function updateFlagsForNarrow(svc: Services, realm: Realm, user: Us
   // The reference's clamps: num_before + num_after stays within the limit, num_before keeps at least half.
   const numBefore = Math.min(req.num_before, Math.max(MAX_MESSAGES_PER_UPDATE - req.num_after, Math.floor(MAX_MESSAGES_PER_UPDATE / 2)));
   const numAfter = Math.min(req.num_after, MAX_MESSAGES_PER_UPDATE - numBefore);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
     const searcher: Searcher = { realm, viewer: await channelViewer(tx, realm, user) };
     const search = await buildSearch(tx, searcher, req.narrow);
     const change = checkFlagChange(req.flag, req.op);
@@ -180,7 +182,7 @@ export async function updateFlagsForNarrow(svc: Services, realm: Realm, user: Us
         )
       : [];
     const processed = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
-    const result = await changeFlags(tx, emit, realm, user, processed, change);
+    const result = await changeFlags(ctx, processed, change);
     return {
       processed_count: processed.length,
       updated_count: result.changed.length,
@@ -208,7 +210,7 @@ export async function markAllAsRead(svc: Services, realm: Realm, user: User, bud
   const started = Date.now();
   const marked: number[] = [];
   for (;;) {
-    const status = await transact(svc, async (tx, emit) => {
+    const status = await transactAs(svc, realm, user, async ({ tx, emit }) => {
       const rows = await sql<{ message_id: number }>`
         update user_messages set flags = flags | ${FLAG_BITS.read}
         where user_id = ${user.id} and message_id in (
@@ -240,11 +242,13 @@ export async function markAllAsRead(svc: Services, realm: Realm, user: User, bud
 }
 
 /**
- * Marks the user's unread messages of a channel (or one of its topics) read
- * and tells their clients. Also for other domains: leaving a channel leaves
- * nothing unread there.
+ * Marks a user's unread messages of a channel (or one of its topics) read, in
+ * the caller's transaction, and tells their clients. Also for other domains:
+ * leaving a channel leaves nothing unread there.
  */
-export async function markChannelMessagesRead(tx: Tx, emit: Emit, realmId: number, userId: number, channelId: number, topic?: string): Promise<number[]> {
+export async function markChannelMessagesRead(ctx: ActionContext<unknown>, userId: number, channelId: number, topic?: string): Promise<number[]> {
+  const { tx, emit } = ctx;
+  const realmId = ctx.realm.id;
   const inTopic = topic === undefined ? sql`` : sql`and lower(m.topic) = lower(${topic})`;
   const rows = await sql<{ message_id: number }>`
     update user_messages um set flags = um.flags | ${FLAG_BITS.read}
@@ -258,7 +262,8 @@ export async function markChannelMessagesRead(tx: Tx, emit: Emit, realmId: numbe
 }
 
 /** A channel whose messages the user may read, or "Invalid channel ID". */
-async function readableChannel(tx: Tx, realm: Realm, user: User, channelId: number) {
+async function readableChannel(ctx: ActionContext<unknown, User>, channelId: number) {
+  const { tx, realm, actor: user } = ctx;
   const channel = await getChannel(tx, realm.id, channelId);
   if (!channel || !hasContentAccess(await channelViewer(tx, realm, user), channel)) throw badRequest('Invalid channel ID');
   return channel;
@@ -266,22 +271,23 @@ async function readableChannel(tx: Tx, realm: Realm, user: User, channelId: numb
 
 /** POST /mark_stream_as_read. */
 export async function markChannelAsRead(svc: Services, realm: Realm, user: User, channelId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
-    const channel = await readableChannel(tx, realm, user, channelId);
-    await markChannelMessagesRead(tx, emit, realm.id, user.id, channel.id);
+  await transactAs(svc, realm, user, async (ctx) => {
+    const channel = await readableChannel(ctx, channelId);
+    await markChannelMessagesRead(ctx, user.id, channel.id);
   });
 }
 
 /** POST /mark_topic_as_read: the topic must be one the user has messages in ("general chat" is the empty topic). */
 export async function markTopicAsRead(svc: Services, realm: Realm, user: User, channelId: number, topicName: string): Promise<void> {
   const topic = topicParameter(topicName);
-  await transact(svc, async (tx, emit) => {
-    const channel = await readableChannel(tx, realm, user, channelId);
+  await transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
+    const channel = await readableChannel(ctx, channelId);
     const exists = await sql`
       select 1 from user_messages um join messages m on m.id = um.message_id
       where um.user_id = ${user.id} and m.channel_id = ${channel.id} and lower(m.topic) = lower(${topic})
       limit 1`.execute(tx);
     if (exists.rows.length === 0) throw badRequest(`No such topic '${topicName}'`);
-    await markChannelMessagesRead(tx, emit, realm.id, user.id, channel.id, topic);
+    await markChannelMessagesRead(ctx, user.id, channel.id, topic);
   });
 }

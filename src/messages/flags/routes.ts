@@ -7,7 +7,7 @@ import { markAllAsRead, markChannelAsRead, markTopicAsRead, updateFlagsForNarrow
 export function messageFlagRoutes(r: Router): void {
   // `op` and `flag` are plain strings: the action reports unknown values in the reference's words.
   r.route('POST', '/messages/flags', { messages: p.intList(), op: p.str(), flag: p.str() }, async (ctx, q) => {
-    const result = await updateMessageFlags(ctx.svc, ctx.realm, ctx.user, q.messages, q.op, q.flag);
+    const result = await updateMessageFlags(ctx.svc, ctx.realm, ctx.user, q);
     // `messages` echoes the request (digest 1.27).
     return { messages: q.messages, ignored_because_not_subscribed_channels: result.ignored_because_not_subscribed_channels };
   });

@@ -14,7 +14,7 @@ import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
 import type { Message } from '../tables.ts';
 import type { Executor } from '../../db/schema.ts';
-import { transact, type Emit, type Tx } from '../../db/transact.ts';
+import { transactAs, type ActionContext } from '../../db/transact.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { EXTRA_EMOJI, emojiCodeForName, emojiNamesForCode } from '../../markdown/emoji.ts';
 import { customEmojiById, customEmojiByName } from '../../custom_emoji/queries.ts';
@@ -74,13 +74,15 @@ interface Target {
 }
 
 /** A message the user may react to (see messageToChange), with the user's flags on it. */
-async function accessForReaction(tx: Tx, realm: Realm, user: User, messageId: number): Promise<Target> {
+async function accessForReaction(ctx: ActionContext<unknown, User>, messageId: number): Promise<Target> {
+  const { tx, realm, actor: user } = ctx;
   const { message, channel } = await messageToChange(tx, await channelViewer(tx, realm, user), messageId);
   const copy = await tx.selectFrom('user_messages').select('flags').where('user_id', '=', user.id).where('message_id', '=', message.id).executeTakeFirst();
   return { message, channel: channel ?? undefined, flags: copy?.flags };
 }
 
-async function emitReaction(tx: Tx, emit: Emit, realm: Realm, user: User, target: Target, op: 'add' | 'remove', reaction: Emoji & { emoji_name: string }) {
+async function emitReaction(ctx: ActionContext<unknown, User>, target: Target, op: 'add' | 'remove', reaction: Emoji & { emoji_name: string }) {
+  const { tx, emit, realm, actor: user } = ctx;
   emit(
     realm.id,
     {
@@ -103,7 +105,8 @@ async function emitReaction(tx: Tx, emit: Emit, realm: Realm, user: User, target
 const ON_PARTICIPATION = 1;
 
 /** Reacting in a channel topic is taking part in it: follow or unmute it if the user asked for that. */
-async function applyParticipationPolicy(tx: Tx, emit: Emit, realm: Realm, user: User, target: Target): Promise<void> {
+async function applyParticipationPolicy(ctx: ActionContext<unknown, User>, target: Target): Promise<void> {
+  const { tx, actor: user } = ctx;
   const { message, channel } = target;
   if (!channel || user.is_bot) return;
   const sub = await activeSubscription(tx, user.id, channel.id);
@@ -119,7 +122,7 @@ async function applyParticipationPolicy(tx: Tx, emit: Emit, realm: Realm, user: 
   const current = await visibilityPolicy(tx, user.id, channel.id, message.topic);
   // These policies only ever raise a topic's visibility.
   if (current === policy || current === VISIBILITY.FOLLOWED) return;
-  await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, message.topic, policy);
+  await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic: message.topic, policy });
 }
 
 export interface AddReactionRequest {
@@ -130,8 +133,9 @@ export interface AddReactionRequest {
 
 /** POST /messages/{id}/reactions. */
 export async function addReaction(svc: Services, realm: Realm, user: User, messageId: number, req: AddReactionRequest): Promise<void> {
-  await transact(svc, async (tx, emit) => {
-    const target = await accessForReaction(tx, realm, user, messageId);
+  await transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
+    const target = await accessForReaction(ctx, messageId);
     let emoji: Emoji;
     if (req.emoji_code === undefined || req.reaction_type === undefined) {
       // Simple clients give only the name; what is missing comes from what the name means now.
@@ -168,8 +172,8 @@ export async function addReaction(svc: Services, realm: Realm, user: User, messa
       .insertInto('reactions')
       .values({ realm_id: realm.id, message_id: messageId, user_id: user.id, emoji_name: emojiName, ...emoji })
       .execute();
-    await applyParticipationPolicy(tx, emit, realm, user, target);
-    await emitReaction(tx, emit, realm, user, target, 'add', { emoji_name: emojiName, ...emoji });
+    await applyParticipationPolicy(ctx, target);
+    await emitReaction(ctx, target, 'add', { emoji_name: emojiName, ...emoji });
   });
 }
 
@@ -184,8 +188,9 @@ export interface RemoveReactionRequest {
  * reaction was valid when added and may be removed even if its emoji is gone.
  */
 export async function removeReaction(svc: Services, realm: Realm, user: User, messageId: number, req: RemoveReactionRequest): Promise<void> {
-  await transact(svc, async (tx, emit) => {
-    const target = await accessForReaction(tx, realm, user, messageId);
+  await transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
+    const target = await accessForReaction(ctx, messageId);
     let code = req.emoji_code;
     if (code === undefined) {
       if (req.emoji_name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
@@ -204,6 +209,6 @@ export async function removeReaction(svc: Services, realm: Realm, user: User, me
             .returning(['emoji_name', 'emoji_code', 'reaction_type'])
             .executeTakeFirst();
     if (!removed) throw new ApiError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
-    await emitReaction(tx, emit, realm, user, target, 'remove', removed);
+    await emitReaction(ctx, target, 'remove', removed);
   });
 }

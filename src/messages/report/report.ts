@@ -7,7 +7,7 @@ import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
 import type { Message } from '../tables.ts';
-import { transact, type Tx } from '../../db/transact.ts';
+import { transactAs, type ActionContext } from '../../db/transact.ts';
 import { badRequest } from '../../http/errors.ts';
 import { settingsOf, realmUrl } from '../../realm/queries.ts';
 import { channelViewer } from '../../channels/access.ts';
@@ -41,7 +41,8 @@ function truncate(content: string): string {
 }
 
 /** Who a direct message went to, and the link to it (the reference's pm_message_url). */
-async function directParts(tx: Tx, realm: Realm, svc: Services, message: Message) {
+async function directParts(ctx: ActionContext<Services>, message: Message) {
+  const { svc, tx, realm } = ctx;
   const row = await tx.selectFrom('recipients').select('dm_user_ids').where('id', '=', message.recipient_id).executeTakeFirstOrThrow();
   const ids = row.dm_user_ids ?? [];
   const users = ids.length > 0 ? await tx.selectFrom('users').select(['id', 'full_name']).where('id', 'in', ids).orderBy('id').execute() : [];
@@ -50,7 +51,9 @@ async function directParts(tx: Tx, realm: Realm, svc: Services, message: Message
   return { users, link };
 }
 
-async function reportContent(svc: Services, tx: Tx, realm: Realm, reporter: User, message: Message, type: ReportType, description: string) {
+async function reportContent(ctx: ActionContext<Services, User>, message: Message, report: { type: ReportType; description: string }) {
+  const { tx, realm, actor: reporter } = ctx;
+  const { type, description } = report;
   const sender = (await getUser(tx, realm.id, message.sender_id))!;
   let header = `${silentMention(reporter)} reported a message sent by ${silentMention(sender)}`;
   let original: string;
@@ -58,7 +61,7 @@ async function reportContent(svc: Services, tx: Tx, realm: Realm, reporter: User
     const channel = (await getChannel(tx, realm.id, message.channel_id))!;
     original = `Original message at ${messageLink(channel, message.topic, message.id, EMPTY_TOPIC_DISPLAY_NAME)}`;
   } else {
-    const { users, link } = await directParts(tx, realm, svc, message);
+    const { users, link } = await directParts(ctx, message);
     original = `[Original message](${link})`;
     const others = users.filter((u) => u.id !== sender.id);
     if (users.length > 2) header += ` to ${others.map(silentMention).join(', ')}`;
@@ -74,17 +77,25 @@ async function reportContent(svc: Services, tx: Tx, realm: Realm, reporter: User
   };
 }
 
-export async function reportMessage(svc: Services, realm: Realm, reporter: User, messageId: number, type: ReportType, description: string): Promise<void> {
+export interface ReportRequest {
+  message_id: number;
+  report_type: ReportType;
+  description: string;
+}
+
+export async function reportMessage(svc: Services, realm: Realm, reporter: User, req: ReportRequest): Promise<void> {
+  const { message_id: messageId, report_type: type, description } = req;
   if (type === 'other' && description === '') throw badRequest('An explanation is required.');
   const channelId = settingsOf(realm).moderation_request_channel_id as number;
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, reporter, async (ctx) => {
+    const { tx } = ctx;
     const moderation: Channel | undefined = channelId === -1 ? undefined : await getChannel(tx, realm.id, channelId);
     if (!moderation) throw badRequest('Message reporting is not enabled in this organization.');
     const viewer = await channelViewer(tx, realm, reporter);
     const message = await tx.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('id', '=', messageId).executeTakeFirst();
     if (!message || !(await canSee(tx, { realm, viewer }, message))) throw invalidMessage();
-    const { sender, content } = await reportContent(svc, tx, realm, reporter, message, type, description);
+    const { sender, content } = await reportContent(ctx, message, { type, description });
     const topic = `${sender.full_name} moderation`;
-    await sendNotices(svc, tx, emit, realm, [{ to: { channel: moderation, topic }, content }]);
+    await sendNotices(ctx, [{ to: { channel: moderation, topic }, content }]);
   });
 }

@@ -12,7 +12,7 @@ export function reportRoutes(r: Router): void {
       description: p.str(z.string().max(MAX_REPORT_DESCRIPTION_LENGTH)).default(''),
     },
     async (ctx, q) => {
-      await reportMessage(ctx.svc, ctx.realm, ctx.user, q.message_id, q.report_type, q.description);
+      await reportMessage(ctx.svc, ctx.realm, ctx.user, q);
       return {};
     },
   );

@@ -6,7 +6,7 @@ import type { Hooked, Services } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
-import { transact, type Emit, type Tx } from '../../db/transact.ts';
+import { transactAs, type ActionContext, type Tx } from '../../db/transact.ts';
 import { NOTIFICATION_BOT, systemBot } from '../../users/system-bots.ts';
 import type { Notice } from '../../notification_bot/index.ts';
 import { ApiError, badRequest, missingArgument } from '../../http/errors.ts';
@@ -105,7 +105,8 @@ async function ownerSubscribed(tx: Tx, viewer: ChannelViewer, channel: Channel):
   return sub !== undefined;
 }
 
-async function resolveDirectRecipients(svc: Hooked, tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<User[]> {
+async function resolveDirectRecipients(ctx: ActionContext<Hooked, User>, to: string | undefined): Promise<User[]> {
+  const { svc, tx, realm, actor: sender } = ctx;
   if (to === undefined) throw missingArgument('to');
   const address = directAddress(to);
   const access = await accessibleUsers(svc, tx, realm, sender);
@@ -215,22 +216,15 @@ export async function sendMessage(svc: Services, realm: Realm, sender: User, req
   // The topic's links come from the same read of the linkifiers (a topic refused is refused inside).
   const topic = req.type === 'stream' && req.topic !== undefined ? validTopic(req.topic) : undefined;
   const prerendered = await prerender(svc, { realm, content: normalizeContent(req.content), author: sender, onFailure: 'error', topic });
-  return transact(svc, (tx, emit) => sendWithin(svc, tx, emit, realm, sender, req, prerendered));
+  return transactAs(svc, realm, sender, (ctx) => sendWithin(ctx, req, prerendered));
 }
 
 /**
- * A send inside the caller's transaction, with every check POST /messages makes
+ * A send inside the caller's transaction, by `ctx.actor`, with every check POST /messages makes
  * (the scheduler delivers through it, and marks the delivery in the same transaction).
  */
-export async function sendWithin(
-  svc: Services,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  sender: User,
-  req: SendRequest,
-  rendered?: () => Rendered,
-): Promise<SendResult> {
+export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRequest, rendered?: () => Rendered): Promise<SendResult> {
+  const { svc, tx, emit, realm, actor: sender } = ctx;
   const content = normalizeContent(req.content);
   let topic = '';
   if (req.type === 'stream') {
@@ -248,7 +242,7 @@ export async function sendWithin(
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
       participants = await channelParticipants(tx, channel);
     } else {
-      const recipients = await resolveDirectRecipients(svc, tx, realm, sender, req.to);
+      const recipients = await resolveDirectRecipients(ctx, req.to);
       const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
       participants = users;
       // A first conversation lets limited participants (can_access_all_users_group) see each other.
@@ -262,7 +256,7 @@ export async function sendWithin(
       await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(svc, tx, emit, viewer, {
+    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(ctx, viewer, {
       channel,
       topic,
       participants,
@@ -280,13 +274,13 @@ export async function sendWithin(
       // The first message of a topic: its sender initiated the topic.
       const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated: firstInTopic, mentioned: false });
       if (mine !== undefined) {
-        await setVisibilityPolicy(tx, emit, realm.id, sender.id, channel.id, topic, mine);
+        await setVisibilityPolicy(ctx, { userId: sender.id, channelId: channel.id, topic, policy: mine });
         result.automatic_new_visibility_policy = mine;
       }
       for (const user of participants) {
         if (user.id === sender.id || !((flags.get(user.id) ?? 0) & FLAG_BITS.mentioned)) continue;
         const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
-        if (theirs !== undefined) await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, theirs);
+        if (theirs !== undefined) await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy: theirs });
       }
       // Last: its row lock is held to the commit.
       await countChannelMessage(tx, realm.id, channel.id, message.id, message.date_sent);
@@ -335,7 +329,8 @@ interface Delivery {
  * What every message goes through once its place and readers are known:
  * rendering, mention flags, the rows, the channel's counters and the events.
  */
-async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer, d: Delivery) {
+async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
+  const { svc, tx, emit } = ctx;
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
   const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
@@ -397,8 +392,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
   const submessages = await attachWidget(tx, message);
 
   const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
-  await emitNewMessage(tx, emit, realm, message, sender, d.participants, flags, { channel, submessages, topicLinks, localEcho: d.localEcho });
-  if (channel && firstInChannel) await emitChannelUpdate({ svc, tx, emit, realm, actor: null }, channel, 'first_message_id', message.id);
+  await emitNewMessage(ctx, { message, sender, recipients: d.participants, flags, channel, submessages, topicLinks, localEcho: d.localEcho });
+  if (channel && firstInChannel) await emitChannelUpdate(ctx, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
 }
 
@@ -407,7 +402,8 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, viewer: ChannelViewer,
  * (notification_bot/), in the caller's transaction: no permission applies to it (the action that causes it has
  * checked its own).
  */
-export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, realm: Realm, notice: Notice): Promise<number> {
+export async function sendInternalMessage(ctx: ActionContext, notice: Notice): Promise<number> {
+  const { tx, realm } = ctx;
   const { to, content } = notice;
   const bot = await systemBot(tx, realm.id, notice.from ?? NOTIFICATION_BOT);
   const viewer = await channelViewer(tx, realm, bot);
@@ -427,7 +423,7 @@ export async function sendInternalMessage(svc: Services, tx: Tx, emit: Emit, rea
     );
     delivery = { channel: undefined, topic: '', participants, recipientId };
   }
-  const { message } = await deliver(svc, tx, emit, viewer, {
+  const { message } = await deliver(ctx, viewer, {
     ...delivery,
     content: normalizeContent(content),
     client: 'Internal',

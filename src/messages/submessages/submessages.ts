@@ -8,7 +8,7 @@ import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Executor } from '../../db/schema.ts';
 import type { Message } from '../tables.ts';
-import { transact, type Tx } from '../../db/transact.ts';
+import { transactAs, type Tx } from '../../db/transact.ts';
 import { badRequest } from '../../http/errors.ts';
 import { validate } from '../../http/params.ts';
 import { channelViewer } from '../../channels/access.ts';
@@ -119,7 +119,7 @@ async function widgetType(tx: Tx, messageId: number): Promise<string | undefined
 
 /** POST /submessage: on a message the user may read; the sender attaches the first one. */
 export async function addSubmessage(svc: Services, realm: Realm, user: User, req: { message_id: number; msg_type: string; content: string }): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, user, async ({ tx, emit }) => {
     const { message } = await messageToChange(tx, await channelViewer(tx, realm, user), req.message_id);
     if (message.sender_id !== user.id) {
       const started = await tx

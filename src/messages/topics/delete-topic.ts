@@ -7,8 +7,7 @@ import type { Services } from '../../services.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
-import type { Tx } from '../../db/transact.ts';
-import { transact } from '../../db/transact.ts';
+import { transactAs, type Tx } from '../../db/transact.ts';
 import { badRequest } from '../../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
@@ -52,9 +51,9 @@ export async function deleteTopic(
   if (!channel || !hasContentAccess(viewer, channel)) throw badRequest('Invalid channel ID');
   const started = Date.now();
   for (;;) {
-    const deleted = await transact(svc, async (tx, emit) => {
-      const batch = await nextBatch(tx, user, channel, topic, limits.batchSize);
-      if (batch.length > 0) await deleteMessages(svc, tx, emit, realm, batch, channel, user);
+    const deleted = await transactAs(svc, realm, user, async (ctx) => {
+      const batch = await nextBatch(ctx.tx, user, channel, topic, limits.batchSize);
+      if (batch.length > 0) await deleteMessages(ctx, batch, channel);
       return batch.length;
     });
     if (deleted < limits.batchSize) return { complete: true };

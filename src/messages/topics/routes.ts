@@ -22,7 +22,7 @@ const visibilityPolicy = p.int().map((value, name) => {
 
 export function topicRoutes(r: Router): void {
   r.route('POST', '/user_topics', { stream_id: p.int(), topic: topicName, visibility_policy: visibilityPolicy }, async (ctx, q) => {
-    await updateUserTopic(ctx.svc, ctx.realm, ctx.user, q.stream_id, q.topic, q.visibility_policy);
+    await updateUserTopic(ctx.svc, ctx.realm, ctx.user, q);
     return {};
   });
 
@@ -34,8 +34,8 @@ export function topicRoutes(r: Router): void {
       // Exactly one way of naming the channel (digest 1.6).
       if (q.stream_id === undefined && q.stream === undefined) throw badRequest("Missing 'stream_id' argument");
       if (q.stream_id !== undefined && q.stream !== undefined) throw unsupportedCombination(['stream_id', 'stream']);
-      const ref: ChannelRef = q.stream_id !== undefined ? { id: q.stream_id } : { name: q.stream! };
-      await updateMutedTopic(ctx.svc, ctx.realm, ctx.user, ref, q.topic, q.op);
+      const channel: ChannelRef = q.stream_id !== undefined ? { id: q.stream_id } : { name: q.stream! };
+      await updateMutedTopic(ctx.svc, ctx.realm, ctx.user, { channel, topic: q.topic, op: q.op });
       return {};
     },
   );

@@ -9,7 +9,7 @@ import type { Executor } from '../../db/schema.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Channel } from '../../channels/tables.ts';
-import { transact, type Tx } from '../../db/transact.ts';
+import { transactAs, type Tx } from '../../db/transact.ts';
 import { badRequest } from '../../http/errors.ts';
 import { channelViewer, hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
 import { getChannel, getChannelByName } from '../../channels/queries.ts';
@@ -43,27 +43,41 @@ async function channelToRemovePolicy(tx: Tx, viewer: ChannelViewer, ref: Channel
 }
 
 /** POST /user_topics. The topic is already read as a parameter (`topicParameter`). */
-export async function updateUserTopic(svc: Services, realm: Realm, user: User, channelId: number, topic: string, policy: VisibilityPolicy): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+export async function updateUserTopic(
+  svc: Services,
+  realm: Realm,
+  user: User,
+  req: { stream_id: number; topic: string; visibility_policy: VisibilityPolicy },
+): Promise<void> {
+  const { stream_id: channelId, topic, visibility_policy: policy } = req;
+  await transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, user);
     const channel =
       policy === VISIBILITY.INHERIT
         ? await channelToRemovePolicy(tx, viewer, { id: channelId }, 'Invalid channel ID')
         : await channelToSetPolicy(tx, viewer, { id: channelId });
-    await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, policy);
+    await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy });
   });
 }
 
 /** The deprecated PATCH /users/me/subscriptions/muted_topics: `add` mutes, `remove` clears; both idempotent. */
-export async function updateMutedTopic(svc: Services, realm: Realm, user: User, ref: ChannelRef, topic: string, op: 'add' | 'remove'): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+export async function updateMutedTopic(
+  svc: Services,
+  realm: Realm,
+  user: User,
+  req: { channel: ChannelRef; topic: string; op: 'add' | 'remove' },
+): Promise<void> {
+  const { channel: ref, topic, op } = req;
+  await transactAs(svc, realm, user, async (ctx) => {
+    const { tx } = ctx;
     const viewer = await channelViewer(tx, realm, user);
     if (op === 'add') {
       const channel = await channelToSetPolicy(tx, viewer, ref);
-      await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, VISIBILITY.MUTED);
+      await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy: VISIBILITY.MUTED });
     } else {
       const channel = await channelToRemovePolicy(tx, viewer, ref, 'Topic is not muted');
-      await setVisibilityPolicy(tx, emit, realm.id, user.id, channel.id, topic, VISIBILITY.INHERIT);
+      await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy: VISIBILITY.INHERIT });
     }
   });
 }

@@ -4,7 +4,7 @@
 
 import { sql } from 'kysely';
 import type { Executor } from '../../db/schema.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext } from '../../db/transact.ts';
 
 export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
 export type VisibilityPolicy = (typeof VISIBILITY)[keyof typeof VISIBILITY];
@@ -77,16 +77,19 @@ export async function mutedTopics(db: Executor, userId: number): Promise<MutedTo
   return rows.map((r): MutedTopicEntry => [r.name, r.topic, seconds(r.last_updated)]).sort(compareMutedTopics);
 }
 
-/** Stores a policy (0 removes the row) and tells the user's clients. */
-export async function setVisibilityPolicy(
-  tx: Tx,
-  emit: Emit,
-  realmId: number,
-  userId: number,
-  channelId: number,
-  topic: string,
-  policy: VisibilityPolicy,
-): Promise<void> {
+/** One user's policy for one topic. */
+export interface TopicPolicy {
+  userId: number;
+  channelId: number;
+  topic: string;
+  policy: VisibilityPolicy;
+}
+
+/** Stores a policy (0 removes the row) and tells the user's clients, in the caller's transaction. */
+export async function setVisibilityPolicy(ctx: ActionContext<unknown>, p: TopicPolicy): Promise<void> {
+  const { tx, emit } = ctx;
+  const realmId = ctx.realm.id;
+  const { userId, channelId, topic, policy } = p;
   const now = new Date();
   if (policy === VISIBILITY.INHERIT) {
     await tx

@@ -61,7 +61,10 @@ async function reply(svc: Services, tx: Tx, emit: Emit, d: Delivery, content: st
       ? JSON.stringify(message.stream_id)
       : JSON.stringify((message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== d.bot.id));
   try {
-    await sendWithin(svc, tx, emit, d.realm, d.bot, { type: message.type, to, topic: d.row.topic, content, clientName: 'OutgoingWebhookResponse' });
+    await sendWithin(
+      { svc, tx, emit, realm: d.realm, actor: d.bot },
+      { type: message.type, to, topic: d.row.topic, content, clientName: 'OutgoingWebhookResponse' },
+    );
   } catch (err) {
     // The bot may not post there (any more): the answer is dropped, as the reference drops it.
     svc.log.info({ err, botId: d.bot.id }, 'outgoing webhook reply not sent');
@@ -83,13 +86,16 @@ async function notifyOwner(svc: Services, tx: Tx, emit: Emit, d: Delivery, detai
   if (!owner?.is_active) return;
   const content = `[A message](${messageUrl(svc, d)}) to your bot @_**${d.bot.full_name}** triggered an outgoing webhook.\n${detail}`;
   try {
-    await sendWithin(svc, tx, emit, d.realm, d.bot, {
-      type: 'private',
-      to: JSON.stringify([owner.id]),
-      topic: undefined,
-      content,
-      clientName: 'OutgoingWebhookResponse',
-    });
+    await sendWithin(
+      { svc, tx, emit, realm: d.realm, actor: d.bot },
+      {
+        type: 'private',
+        to: JSON.stringify([owner.id]),
+        topic: undefined,
+        content,
+        clientName: 'OutgoingWebhookResponse',
+      },
+    );
   } catch (err) {
     svc.log.warn({ err, botId: d.bot.id }, 'could not tell a bot owner of a failed outgoing webhook');
   }
