@@ -7,7 +7,7 @@
 // any change that starts or ends a shared channel or conversation (watchUserAccess).
 
 import type { Hooked } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
+import type { ActionContext, Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
@@ -15,9 +15,10 @@ import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type Access
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
 import type { Person } from './events.ts';
-import type { ActionContext } from '../db/transact.ts';
 
-export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
+/** After the organization's settings changed: `ctx.realm` is it as it now is, `before` as it was. */
+export async function announceUserAccessChange(ctx: ActionContext<Hooked>, before: Realm): Promise<void> {
+  const { svc, tx, emit, realm: after } = ctx;
   const oldGroup = before.group_settings.can_access_all_users_group;
   const newGroup = after.group_settings.can_access_all_users_group;
   if (oldGroup === newGroup) return;
