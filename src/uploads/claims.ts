@@ -23,7 +23,7 @@ export async function claimAttachments(tx: Tx, emit: Emit, realm: Realm, sender:
       .execute();
     claimed = true;
     // To the sender, as the reference does (usually the owner).
-    await notifyAttachment(tx, emit, realm.id, sender.id, 'update', await formatAttachment(tx, attachment));
+    await notifyAttachment({ tx, emit, realm }, sender.id, 'update', await formatAttachment(tx, attachment));
   }
   await tx.updateTable('messages').set({ has_attachment: claimed }).where('id', '=', messageId).where('has_attachment', '!=', claimed).execute();
   return claimed;
