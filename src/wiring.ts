@@ -19,9 +19,9 @@ import { RESOLVERS } from './rendering/resolvers.ts';
 export function domainHooks(): DomainHooks {
   return {
     userLifecycle: [
-      { created: (_svc, ...a) => spendInvitationsTo(...a), deactivated: (_svc, ...a) => revokeInvitationsBy(...a) },
-      { deactivated: deactivateOwnedBots, reactivated: (_svc, ...a) => announceBotActivity(...a) },
-      { created: (_svc, ...a) => giveOnboardingHistory(...a) },
+      { created: spendInvitationsTo, deactivated: revokeInvitationsBy },
+      { deactivated: deactivateOwnedBots, reactivated: announceBotActivity },
+      { created: giveOnboardingHistory },
     ],
     // Users limited by can_access_all_users_group see those they share a channel or a conversation with.
     userAccessSources: [channelCompanions, directMessagePartners],

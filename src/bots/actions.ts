@@ -7,7 +7,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
-import { type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
 import { announceNewUser, changeRole, insertUser, notifyUsers, setActive } from '../users/actions.ts';
@@ -71,14 +71,13 @@ async function defaultChannel(tx: Tx, realm: Realm, actor: User, name: string | 
 
 /** Sends a `realm_bot` event to those who administer the bot. */
 async function emitBotEvent(
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
+  ctx: ActionContext<unknown>,
   bot: User,
   op: 'add' | 'update' | 'delete',
   data: Record<string, unknown>,
   to?: number[],
 ): Promise<void> {
+  const { tx, emit, realm } = ctx;
   emit(realm.id, { type: 'realm_bot', op, bot: { user_id: bot.id, ...data } }, to ?? (await botAdministrators(tx, realm.id, bot)));
 }
 
@@ -177,7 +176,7 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
     checkInterface(c.service_interface);
   }
   return transactAs(svc, realm, actor, async (ctx) => {
-    const { tx, emit } = ctx;
+    const { tx } = ctx;
     let bot = await accessBot(tx, realm, actor, botId);
     const refresh = async () => (bot = (await getUser(tx, realm.id, bot.id))!);
     if (c.full_name !== undefined && c.full_name.trim() !== bot.full_name) {
@@ -186,7 +185,7 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
       await tx.updateTable('users').set({ full_name: name }).where('id', '=', bot.id).execute();
       await refresh();
       await notifyUsers(ctx, bot, 'update', () => ({ user_id: bot.id, full_name: name }));
-      await emitBotEvent(tx, emit, realm, bot, 'update', { full_name: name });
+      await emitBotEvent(ctx, bot, 'update', { full_name: name });
     }
     if (c.role !== undefined && c.role !== bot.role) {
       requireOwnerForOwnerRole(actor, c.role, bot.role);
@@ -194,7 +193,7 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
       await changeRole(ctx, bot, c.role as Role);
       await refresh();
     }
-    if (c.bot_owner_id !== undefined && c.bot_owner_id !== bot.bot_owner_id) bot = await changeOwner(svc, tx, emit, realm, bot, c.bot_owner_id);
+    if (c.bot_owner_id !== undefined && c.bot_owner_id !== bot.bot_owner_id) bot = await changeOwner(ctx, bot, c.bot_owner_id);
     for (const key of ['default_sending_stream', 'default_events_register_stream'] as const) {
       const channel = await defaultChannel(tx, realm, actor, c[key]);
       if (channel === undefined) continue;
@@ -203,11 +202,11 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
         .set({ [`${key}_id`]: channel?.id ?? null })
         .where('id', '=', bot.id)
         .execute();
-      await emitBotEvent(tx, emit, realm, bot, 'update', { [key]: channel?.name ?? null });
+      await emitBotEvent(ctx, bot, 'update', { [key]: channel?.name ?? null });
     }
     if (c.default_all_public_streams !== undefined) {
       await tx.updateTable('users').set({ default_all_public_streams: c.default_all_public_streams }).where('id', '=', bot.id).execute();
-      await emitBotEvent(tx, emit, realm, bot, 'update', { default_all_public_streams: c.default_all_public_streams });
+      await emitBotEvent(ctx, bot, 'update', { default_all_public_streams: c.default_all_public_streams });
     }
     if (c.service_payload_url !== undefined) {
       const updated = await tx
@@ -216,7 +215,7 @@ export async function updateBot(svc: Services, realm: Realm, actor: User, botId:
         .where('bot_id', '=', bot.id)
         .returningAll()
         .executeTakeFirst();
-      if (updated) await emitBotEvent(tx, emit, realm, bot, 'update', { services: serviceDicts(updated) });
+      if (updated) await emitBotEvent(ctx, bot, 'update', { services: serviceDicts(updated) });
     }
     if (c.config_data !== undefined) await updateConfig(tx, realm, bot, c.config_data);
     return refresh();
@@ -235,7 +234,8 @@ async function updateConfig(tx: Tx, realm: Realm, bot: User, config: Record<stri
 }
 
 /** A new owner: everyone learns bot_owner_id; the old owner stops administering it, the new one starts. */
-async function changeOwner(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, bot: User, ownerId: number): Promise<User> {
+async function changeOwner(ctx: ActionContext<Hooked>, bot: User, ownerId: number): Promise<User> {
+  const { tx, emit, realm } = ctx;
   const owner = await getUser(tx, realm.id, ownerId);
   if (!owner || owner.is_system_bot) throw badRequest('Failed to change owner, no such user');
   if (!owner.is_active) throw badRequest('Failed to change owner, user is deactivated');
@@ -243,36 +243,38 @@ async function changeOwner(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, bot: U
   const before = await botAdministrators(tx, realm.id, bot);
   const updated = await tx.updateTable('users').set({ bot_owner_id: owner.id }).where('id', '=', bot.id).returningAll().executeTakeFirstOrThrow();
   const after = await botAdministrators(tx, realm.id, updated);
-  await notifyUsers({ svc, tx, emit, realm, actor: null }, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
+  await notifyUsers(ctx, updated, 'update', () => ({ user_id: bot.id, bot_owner_id: owner.id }));
   const gone = before.filter((id) => !after.includes(id));
   const arrived = after.filter((id) => !before.includes(id));
   const staying = after.filter((id) => before.includes(id));
-  if (staying.length > 0) await emitBotEvent(tx, emit, realm, updated, 'update', { owner_id: owner.id }, staying);
-  if (gone.length > 0) await emitBotEvent(tx, emit, realm, updated, 'delete', {}, gone);
+  if (staying.length > 0) await emitBotEvent(ctx, updated, 'update', { owner_id: owner.id }, staying);
+  if (gone.length > 0) await emitBotEvent(ctx, updated, 'delete', {}, gone);
   if (arrived.length > 0) emit(realm.id, { type: 'realm_bot', op: 'add', bot: (await formatBots(tx, [updated]))[0] }, arrived);
   return updated;
 }
 
 /** POST /bots/{bot_id}/api_key/regenerate: the old key stops working at once (the credential cache hears the event). */
 export async function regenerateBotApiKey(svc: Services, realm: Realm, actor: User, botId: number): Promise<string> {
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const bot = await accessBot(tx, realm, actor, botId);
     const apiKey = newApiKey();
     await tx.updateTable('users').set({ api_key: apiKey }).where('id', '=', bot.id).execute();
-    await emitBotEvent(tx, emit, realm, bot, 'update', { api_key: apiKey });
+    await emitBotEvent(ctx, bot, 'update', { api_key: apiKey });
     return apiKey;
   });
 }
 
 /** realm_bot facets of a bot's (de)activation (users/actions.ts calls it through wiring.ts). */
-export async function announceBotActivity(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function announceBotActivity(ctx: ActionContext<unknown>, user: User): Promise<void> {
   if (!user.is_bot || user.is_system_bot) return;
-  await emitBotEvent(tx, emit, realm, user, 'update', { is_active: user.is_active });
+  await emitBotEvent(ctx, user, 'update', { is_active: user.is_active });
 }
 
 /** A deactivated user's bots stop with them (the reference's do_deactivate_user). */
-export async function deactivateOwnedBots(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
-  if (user.is_bot) return announceBotActivity(tx, emit, realm, user);
+export async function deactivateOwnedBots(ctx: ActionContext<Services>, user: User): Promise<void> {
+  if (user.is_bot) return announceBotActivity(ctx, user);
+  const { tx, realm } = ctx;
   const bots = await tx
     .selectFrom('users')
     .selectAll()
@@ -280,5 +282,5 @@ export async function deactivateOwnedBots(svc: Services, tx: Tx, emit: Emit, rea
     .where('bot_owner_id', '=', user.id)
     .where('is_active', '=', true)
     .execute();
-  for (const bot of bots) await setActive({ svc, tx, emit, realm, actor: null }, bot, false);
+  for (const bot of bots) await setActive({ ...ctx, actor: null }, bot, false);
 }

@@ -5,10 +5,10 @@ import type { Realm } from '../realm/tables.ts';
 import type { Channel, Subscription } from './tables.ts';
 import { badRequest, ApiError } from '../http/errors.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
-import { isAdmin, isGuest } from '../users/roles.ts';
+import { administersChannelList, mayFollowAllPublicChannels, roleAdmits } from '../users/access.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { CHANNEL_PERMISSIONS, hasMetadataAccess, type ChannelViewer } from './access.ts';
-import type { ChannelPermission } from '../user_groups/permission-settings.ts';
+import { CHANNEL_PERMISSION_SETTINGS, type ChannelPermission } from '../user_groups/permission-settings.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 import { jsonRows } from '../db/json-rows.ts';
 import { once, type RegisterContext } from '../events/state.ts';
@@ -134,12 +134,13 @@ export async function channelAudience(db: Executor, realm: Realm, channel: Chann
   const users = await db.selectFrom('users').select(['id', 'role']).where('realm_id', '=', realm.id).where('is_active', '=', true).execute();
   const subscribed = new Set((await subscriberIds(db, [channel.id])).get(channel.id));
   if (channel.is_web_public) return users.map((u) => u.id);
-  if (!channel.invite_only) return users.filter((u) => !isGuest(u) || subscribed.has(u.id)).map((u) => u.id);
+  if (!channel.invite_only) return users.filter((u) => mayFollowAllPublicChannels(u) || subscribed.has(u.id)).map((u) => u.id);
   const allowed = new Set(subscribed);
-  const nonGuests = new Set(users.filter((u) => !isGuest(u)).map((u) => u.id));
-  for (const u of users) if (isAdmin(u)) allowed.add(u.id);
-  for (const groupId of [channel.can_administer_channel_group_id, channel.can_subscribe_group_id, channel.can_add_subscribers_group_id]) {
-    for (const id of await groupMemberIds(db, groupId)) if (nonGuests.has(id)) allowed.add(id);
+  for (const u of users) if (administersChannelList(u)) allowed.add(u.id);
+  // The groups that reach a private channel without a subscription (as channels/access.ts holdsChannelPermission).
+  for (const setting of ['can_administer_channel_group', 'can_subscribe_group', 'can_add_subscribers_group'] as const) {
+    const holders = new Set(users.filter((u) => roleAdmits(u, CHANNEL_PERMISSION_SETTINGS[setting].allowEveryone)).map((u) => u.id));
+    for (const id of await groupMemberIds(db, channel[`${setting}_id`])) if (holders.has(id)) allowed.add(id);
   }
   return users.filter((u) => allowed.has(u.id)).map((u) => u.id);
 }

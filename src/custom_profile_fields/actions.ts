@@ -8,7 +8,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { CustomProfileField } from './tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { activeUserIds, canAccess, listUsers, usersWhoCanSee } from '../users/queries.ts';
 import { prerenderHtml } from '../rendering/index.ts';
@@ -44,26 +44,36 @@ async function lockFields(tx: Tx, realmId: number): Promise<void> {
   await tx.selectFrom('realms').select('id').where('id', '=', realmId).forNoKeyUpdate().execute();
 }
 
-async function notifyFields(tx: Tx, emit: Emit, realmId: number): Promise<void> {
-  const fields = (await listFields(tx, realmId)).map(formatField);
-  emit(realmId, { type: 'custom_profile_fields', fields }, await activeUserIds(tx, realmId));
+async function notifyFields(ctx: ActionContext<unknown>): Promise<void> {
+  const { tx, emit, realm } = ctx;
+  const fields = (await listFields(tx, realm.id)).map(formatField);
+  emit(realm.id, { type: 'custom_profile_fields', fields }, await activeUserIds(tx, realm.id));
 }
 
 /** Who hears of `subject`'s values: active users who may see the subject (can_access_all_users_group). */
-async function valueAudience(svc: Hooked, tx: Tx, realm: Realm, subject: User, active: number[]): Promise<number[]> {
+async function valueAudience(ctx: ActionContext<Hooked>, subject: User, active: number[]): Promise<number[]> {
+  const { svc, tx, realm } = ctx;
   const access = await usersWhoCanSee(svc, tx, realm, subject);
   return active.filter((id) => canAccess(access, id));
 }
 
-/** The `custom_profile_field` facet of a realm_user update; a null value means "removed". */
-function notifyValue(emit: Emit, realmId: number, audience: number[], userId: number, fieldId: number, value: string | null, rendered: string | null): void {
+/** A field's new value: null means "removed". */
+interface ValueChange {
+  fieldId: number;
+  value: string | null;
+  rendered: string | null;
+}
+
+/** The `custom_profile_field` facet of a realm_user update. */
+function notifyValue(ctx: ActionContext<unknown>, audience: number[], userId: number, { fieldId, value, rendered }: ValueChange): void {
   const facet: NonNullable<Person['custom_profile_field']> = { id: fieldId, value };
   if (rendered) facet.rendered_value = rendered;
-  emit(realmId, { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } }, audience);
+  ctx.emit(ctx.realm.id, { type: 'realm_user', op: 'update', person: { user_id: userId, custom_profile_field: facet } }, audience);
 }
 
 /** Drops values (of a deleted field, or of choices that no longer exist) and tells those who may see each user. */
-async function dropValues(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, fieldId: number, choices?: string[]): Promise<void> {
+async function dropValues(ctx: ActionContext<Hooked>, fieldId: number, choices?: string[]): Promise<void> {
+  const { tx, realm } = ctx;
   let q = tx.deleteFrom('custom_profile_field_values').where('realm_id', '=', realm.id).where('field_id', '=', fieldId);
   if (choices) {
     if (choices.length === 0) return;
@@ -77,7 +87,7 @@ async function dropValues(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, fieldId
     realm.id,
     dropped.map((d) => d.user_id),
   )) {
-    notifyValue(emit, realm.id, await valueAudience(svc, tx, realm, user, active), user.id, fieldId, null, null);
+    notifyValue(ctx, await valueAudience(ctx, user, active), user.id, { fieldId, value: null, rendered: null });
   }
 }
 
@@ -95,7 +105,8 @@ export interface NewField {
 export async function createField(svc: Services, realm: Realm, actor: User, f: NewField): Promise<number> {
   requireAdmin(actor);
   const data = f.field_data ?? {};
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockFields(tx, realm.id);
     if (f.display_in_profile_summary && (await countSummaryFields(tx, realm.id)) >= LIMITS.summaryFields) throw badRequest(SUMMARY_FULL);
     const name = f.name.trim();
@@ -119,7 +130,7 @@ export async function createField(svc: Services, realm: Realm, actor: User, f: N
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await notifyFields(tx, emit, realm.id);
+    await notifyFields(ctx);
     return row.id;
   });
 }
@@ -146,7 +157,8 @@ function changesDefinition(field: CustomProfileField, c: FieldChanges): boolean 
 export async function updateField(svc: Services, realm: Realm, actor: User, fieldId: number, changes: FieldChanges): Promise<void> {
   requireAdmin(actor);
   const c = { ...changes, name: changes.name?.trim() };
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockFields(tx, realm.id);
     const field = await getField(tx, realm.id, fieldId);
     if (c.display_in_profile_summary && (await countSummaryFields(tx, realm.id, field.id)) >= LIMITS.summaryFields) throw badRequest(SUMMARY_FULL);
@@ -164,7 +176,7 @@ export async function updateField(svc: Services, realm: Realm, actor: User, fiel
     if (c.field_data !== undefined && field.field_type === FIELD_TYPE.SELECT) {
       // Users who had chosen an option that is gone no longer have a value.
       const removed = Object.keys(stored).filter((key) => !Object.hasOwn(data, key));
-      await dropValues(svc, tx, emit, realm, field.id, removed);
+      await dropValues(ctx, field.id, removed);
     }
     await tx
       .updateTable('custom_profile_fields')
@@ -178,20 +190,21 @@ export async function updateField(svc: Services, realm: Realm, actor: User, fiel
       })
       .where('id', '=', field.id)
       .execute();
-    await notifyFields(tx, emit, realm.id);
+    await notifyFields(ctx);
   });
 }
 
 /** DELETE /realm/profile_fields/{field_id}: the field and every value of it. */
 export async function deleteField(svc: Services, realm: Realm, actor: User, fieldId: number): Promise<void> {
   requireAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockFields(tx, realm.id);
     const field = await getField(tx, realm.id, fieldId);
     // Clients hold the values in their user lists: they hear of each removal.
-    await dropValues(svc, tx, emit, realm, field.id);
+    await dropValues(ctx, field.id);
     await tx.deleteFrom('custom_profile_fields').where('id', '=', field.id).execute();
-    await notifyFields(tx, emit, realm.id);
+    await notifyFields(ctx);
   });
 }
 
@@ -200,7 +213,8 @@ export async function reorderFields(svc: Services, realm: Realm, actor: User, or
   requireAdmin(actor);
   // A repeated id takes its last position, as in Zulip.
   const position = new Map(order.map((id, i) => [id, i]));
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await lockFields(tx, realm.id);
     const fields = await listFields(tx, realm.id);
     if (fields.some((f) => !position.has(f.id))) throw badRequest('Invalid order mapping.');
@@ -211,7 +225,7 @@ export async function reorderFields(svc: Services, realm: Realm, actor: User, or
         .where('id', '=', f.id)
         .execute();
     }
-    await notifyFields(tx, emit, realm.id);
+    await notifyFields(ctx);
   });
 }
 
@@ -221,20 +235,17 @@ export async function reorderFields(svc: Services, realm: Realm, actor: User, or
  * Unchanged values send nothing. Used by PATCH /users/{id} and the own-profile endpoints.
  */
 export async function applyProfileData(
-  svc: Services,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  actor: User,
+  ctx: ActionContext<Hooked, User>,
   target: User,
   entries: readonly ProfileDataEntry[],
   html: (text: string) => string,
 ): Promise<void> {
+  const { tx, realm, actor } = ctx;
   if (target.is_bot) throw badRequest('Bots cannot have custom profile field values');
   let audience: number[] | undefined;
   const notify = async (fieldId: number, value: string | null, rendered: string | null) => {
-    audience ??= await valueAudience(svc, tx, realm, target, await activeUserIds(tx, realm.id));
-    notifyValue(emit, realm.id, audience, target.id, fieldId, value, rendered);
+    audience ??= await valueAudience(ctx, target, await activeUserIds(tx, realm.id));
+    notifyValue(ctx, audience, target.id, { fieldId, value, rendered });
   };
   for (const entry of entries) {
     const field = await getField(tx, realm.id, entry.id);
@@ -283,7 +294,7 @@ export function renderProfileTexts(svc: Services, realm: Realm, entries: readonl
 export async function updateOwnProfileData(svc: Services, realm: Realm, actor: User, entries: ProfileDataEntry[]): Promise<void> {
   checkHuman(actor);
   const html = await renderProfileTexts(svc, realm, entries);
-  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries, html));
+  await transactAs(svc, realm, actor, (ctx) => applyProfileData(ctx, actor, entries, html));
 }
 
 /** DELETE /users/me/profile_data: `fieldIds` whose values to remove (absent values are fine). */
@@ -291,5 +302,5 @@ export async function removeOwnProfileData(svc: Services, realm: Realm, actor: U
   checkHuman(actor);
   const entries = fieldIds.map((id) => ({ id, value: null }));
   const html = await renderProfileTexts(svc, realm, entries);
-  await transact(svc, (tx, emit) => applyProfileData(svc, tx, emit, realm, actor, actor, entries, html));
+  await transactAs(svc, realm, actor, (ctx) => applyProfileData(ctx, actor, entries, html));
 }

@@ -29,6 +29,9 @@ export interface ActionContext<S = Services, A extends User | null = User | null
   readonly actor: A;
 }
 
+/** An action context before its organization is known: background passes (jobs, the scheduler) that read it first. */
+export type PassContext<S = Services> = Pick<ActionContext<S>, 'svc' | 'tx' | 'emit'>;
+
 /** transact() whose work receives one ActionContext. */
 export function transactAs<T, S extends Parameters<typeof transact>[0], A extends User | null>(
   svc: S,

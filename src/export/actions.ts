@@ -11,7 +11,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Executor } from '../db/schema.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { ROLE } from '../users/roles.ts';
 import { realmUrl } from '../realm/queries.ts';
@@ -50,7 +50,8 @@ export async function listExports(svc: Pick<Services, 'config'>, db: Executor, r
 }
 
 /** Tells the organization's administrators the whole list, as the reference does. */
-async function emitExports(svc: Services, tx: Tx, emit: Emit, realm: Realm): Promise<void> {
+async function emitExports(ctx: ActionContext<Pick<Services, 'config'>>): Promise<void> {
+  const { svc, tx, emit, realm } = ctx;
   emit(realm.id, { type: 'realm_export', exports: await listExports(svc, tx, realm) }, await activeAdministratorIds(tx, realm.id));
 }
 
@@ -101,7 +102,8 @@ export async function exportConsents(svc: Pick<Services, 'db'>, realm: Realm, ac
 export async function requestExport(svc: Services, realm: Realm, actor: User, exportType: number): Promise<number> {
   requireAdmin(actor);
   if (exportType !== EXPORT_TYPE.PUBLIC && exportType !== EXPORT_TYPE.STANDARD) throw badRequest('Invalid export_type');
-  const row = await transact(svc, async (tx, emit) => {
+  const row = await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     // Requests of one organization take turns, so that two together cannot pass the limits.
     await sql`select id from realms where id = ${realm.id} for update`.execute(tx);
     const now = Date.now();
@@ -128,7 +130,7 @@ export async function requestExport(svc: Services, realm: Realm, actor: User, ex
       .values({ realm_id: realm.id, acting_user_id: actor.id, export_type: exportType, path: null, failed_at: null, deleted_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await emitExports(svc, tx, emit, realm);
+    await emitExports(ctx);
     return inserted;
   });
   // Written after the answer: a large organization takes minutes.
@@ -150,25 +152,27 @@ export async function writeExport(svc: Services, realm: Realm, row: RealmExport)
     rmSync(dirname(file), { recursive: true, force: true });
     done = { path: null, failed_at: new Date() };
   }
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, null, async (ctx) => {
+    const { tx } = ctx;
     // Deleted meanwhile: the file goes too.
     const updated = await tx.updateTable('realm_exports').set(done).where('id', '=', row.id).where('deleted_at', 'is', null).executeTakeFirst();
     if (updated.numUpdatedRows === 0n) rmSync(dirname(file), { recursive: true, force: true });
-    else await emitExports(svc, tx, emit, realm);
+    else await emitExports(ctx);
   });
 }
 
 /** DELETE /export/realm/{export_id}: the file goes; the row stays, marked deleted. */
 export async function deleteExport(svc: Services, realm: Realm, actor: User, exportId: number): Promise<void> {
   requireAdmin(actor);
-  const path = await transact(svc, async (tx, emit) => {
+  const path = await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const row = await tx.selectFrom('realm_exports').selectAll().where('realm_id', '=', realm.id).where('id', '=', exportId).forUpdate().executeTakeFirst();
     if (!row) throw badRequest('Invalid data export ID');
     if (row.deleted_at !== null) throw badRequest('Export already deleted');
     if (row.failed_at !== null) throw badRequest('Export failed, nothing to delete');
     if (row.path === null) throw badRequest('Export still in progress');
     await tx.updateTable('realm_exports').set({ deleted_at: new Date() }).where('id', '=', row.id).execute();
-    await emitExports(svc, tx, emit, realm);
+    await emitExports(ctx);
     return row.path;
   });
   rmSync(dirname(join(uploadsRoot(svc.config), path)), { recursive: true, force: true });

@@ -3,7 +3,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact } from '../db/transact.ts';
+import { transactAs } from '../db/transact.ts';
 import { sendWithin } from '../messages/send/send.ts';
 import type { WebhookMessage } from './payload.ts';
 import type { Integration } from './index.ts';
@@ -19,23 +19,20 @@ export async function postWebhookMessages(
 ): Promise<void> {
   if (messages.length === 0) return;
   const clientName = `Zulip${integration.displayName}Webhook`;
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, bot, async (ctx) => {
     for (const m of messages) {
       if (stream === undefined) {
         // No channel: the bot tells its owner.
-        await sendWithin(
-          { svc, tx, emit, realm, actor: bot },
-          {
-            type: 'private',
-            to: JSON.stringify([bot.bot_owner_id ?? bot.id]),
-            topic: undefined,
-            content: m.content,
-            clientName,
-          },
-        );
+        await sendWithin(ctx, {
+          type: 'private',
+          to: JSON.stringify([bot.bot_owner_id ?? bot.id]),
+          topic: undefined,
+          content: m.content,
+          clientName,
+        });
       } else {
         const to = /^\d+$/.test(stream) ? stream : JSON.stringify(stream);
-        await sendWithin({ svc, tx, emit, realm, actor: bot }, { type: 'stream', to, topic: m.topic, content: m.content, clientName });
+        await sendWithin(ctx, { type: 'stream', to, topic: m.topic, content: m.content, clientName });
       }
     }
   });

@@ -14,7 +14,7 @@ import type { User } from '../users/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Invitation } from './tables.ts';
 import { sql } from 'kysely';
-import { type Emit, transact, transactAs, type Tx } from '../db/transact.ts';
+import { type ActionContext, transact, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission, missingArgument } from '../http/errors.ts';
 import { ROLE, type Role } from '../users/roles.ts';
 import { checkFullName, checkPasswordStrength } from '../users/validation.ts';
@@ -144,15 +144,18 @@ async function checkDailyLimit(tx: Tx, svc: Services, realm: Realm, count: numbe
   );
 }
 
-async function insertInvitation(
-  tx: Tx,
-  realm: Realm,
-  actor: User,
-  s: InvitationSettings,
-  channels: Channel[],
-  groupIds: number[],
-  invite: { email: string | null; notifyReferrerOnJoin: boolean },
-): Promise<Invitation> {
+/** Where an invitation leads; no email: a reusable link. */
+interface InvitationTarget {
+  email: string | null;
+  notifyReferrerOnJoin: boolean;
+  channels: Channel[];
+  groupIds: number[];
+}
+
+/** Stores an invitation from the actor. */
+async function insertInvitation(ctx: ActionContext<unknown, User>, s: InvitationSettings, invite: InvitationTarget): Promise<Invitation> {
+  const { tx, realm, actor } = ctx;
+  const { channels, groupIds } = invite;
   const now = new Date();
   const inv = await tx
     .insertInto('invitations')
@@ -196,7 +199,8 @@ async function recordSend(tx: Tx, realmId: number, count: number): Promise<void>
 }
 
 /** `invites_changed` to the organization's administrators and the inviters concerned (digest section 3). */
-async function notifyInvitesChanged(tx: Tx, emit: Emit, realm: Realm, referrerIds: number[]): Promise<void> {
+async function notifyInvitesChanged(ctx: ActionContext<unknown>, referrerIds: number[]): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const admins = await tx
     .selectFrom('users')
     .select('id')
@@ -208,7 +212,8 @@ async function notifyInvitesChanged(tx: Tx, emit: Emit, realm: Realm, referrerId
 }
 
 /** Queues the invitation's email in the transaction that stores the invitation: both happen, or neither. */
-async function deliver(svc: Services, tx: Tx, realm: Realm, inv: Invitation, inviter: User): Promise<void> {
+async function deliver(ctx: ActionContext<Pick<Services, 'config' | 'log'>>, inv: Invitation, inviter: User): Promise<void> {
+  const { svc, tx, realm } = ctx;
   const link = invitationLink(realm, svc.config, inv.token);
   svc.log.info({ realm: realm.string_id, invitation_id: inv.id, email: inv.email, link }, 'invitation to deliver');
   await queueEmail(tx, realm.id, invitationEmail(realm, inviter, inv, link));
@@ -233,7 +238,8 @@ export async function sendInvitations(
   const emails = parseInviteeEmails(inviteeEmails);
   if (emails.length === 0) throw badRequest('You must specify at least one email address.');
   const settings = { ...s, welcomeMessageCustomText: invitesAsAdministrator(actor) ? s.welcomeMessageCustomText : null };
-  const { skipped } = await transact(svc, async (tx, emit) => {
+  const { skipped } = await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await takeTurns(tx, realm.id);
     const channels = await checkChannels(tx, realm, actor, s.channelIds);
     const groupIds = await checkGroups(tx, realm, actor, s.groupIds);
@@ -264,11 +270,11 @@ export async function sendInvitations(
     const sent: Invitation[] = [];
     for (const email of valid) {
       if (accounts.has(email.toLowerCase())) continue;
-      sent.push(await insertInvitation(tx, realm, actor, settings, channels, groupIds, { email, notifyReferrerOnJoin: s.notifyReferrerOnJoin }));
+      sent.push(await insertInvitation(ctx, settings, { email, notifyReferrerOnJoin: s.notifyReferrerOnJoin, channels, groupIds }));
     }
     await recordSend(tx, realm.id, sent.length);
-    for (const inv of sent) await deliver(svc, tx, realm, inv, actor);
-    await notifyInvitesChanged(tx, emit, realm, [actor.id]);
+    for (const inv of sent) await deliver(ctx, inv, actor);
+    await notifyInvitesChanged(ctx, [actor.id]);
     return { sent, skipped };
   });
   if (skipped.length > 0) {
@@ -284,11 +290,12 @@ export async function sendInvitations(
 export async function createInviteLink(svc: Services, realm: Realm, actor: User, s: InvitationSettings): Promise<string> {
   await checkInviter(svc, realm, actor, 'create_multiuse_invite_group', s.invitedAs);
   const settings = { ...s, welcomeMessageCustomText: invitesAsAdministrator(actor) ? s.welcomeMessageCustomText : null };
-  const inv = await transact(svc, async (tx, emit) => {
+  const inv = await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const channels = await checkChannels(tx, realm, actor, s.channelIds);
     const groupIds = await checkGroups(tx, realm, actor, s.groupIds);
-    const inv = await insertInvitation(tx, realm, actor, settings, channels, groupIds, { email: null, notifyReferrerOnJoin: true });
-    await notifyInvitesChanged(tx, emit, realm, [actor.id]);
+    const inv = await insertInvitation(ctx, settings, { email: null, notifyReferrerOnJoin: true, channels, groupIds });
+    await notifyInvitesChanged(ctx, [actor.id]);
     return inv;
   });
   return invitationLink(realm, svc.config, inv.token);
@@ -308,11 +315,12 @@ async function accessInvitation(tx: Tx, realm: Realm, actor: User, id: number, m
 /** DELETE /invites/{id} and DELETE /invites/multiuse/{id}. */
 export async function revokeInvitation(svc: Services, realm: Realm, actor: User, id: number, multiuse: boolean): Promise<void> {
   requireMemberOrAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const inv = await accessInvitation(tx, realm, actor, id, multiuse);
     if (isRevoked(inv)) throw badRequest('Invitation has already been revoked');
     await tx.updateTable('invitations').set({ status: 'revoked' }).where('id', '=', inv.id).execute();
-    await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
+    await notifyInvitesChanged(ctx, [inv.referred_by_id]);
   });
 }
 
@@ -322,7 +330,8 @@ export async function revokeInvitation(svc: Services, realm: Realm, actor: User,
  */
 export async function resendInvitation(svc: Services, realm: Realm, actor: User, id: number): Promise<void> {
   requireMemberOrAdmin(actor);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await takeTurns(tx, realm.id);
     const inv = await accessInvitation(tx, realm, actor, id, false);
     if (isRevoked(inv)) throw badRequest('No such invitation');
@@ -337,8 +346,8 @@ export async function resendInvitation(svc: Services, realm: Realm, actor: User,
       .executeTakeFirstOrThrow();
     await recordSend(tx, realm.id, 1);
     const inviter = (await getUser(tx, realm.id, inv.referred_by_id)) ?? actor;
-    await deliver(svc, tx, realm, updated, inviter);
-    await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
+    await deliver(ctx, updated, inviter);
+    await notifyInvitesChanged(ctx, [inv.referred_by_id]);
   });
 }
 
@@ -362,7 +371,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
   checkPasswordStrength(a.password);
   const passwordHash = await passwordHashOf(svc, a.password);
   return transactAs(svc, realm, null, async (ctx) => {
-    const { tx, emit } = ctx;
+    const { tx } = ctx;
     const inv = await invitationByToken(tx, a.key.trim());
     if (!inv || inv.realm_id !== realm.id) throw badRequest('Invalid invitation link.');
     if (inv.status === 'used') throw badRequest('This invitation has already been used.');
@@ -400,7 +409,7 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
     const notices = acceptedNotices(inv, await getUser(tx, realm.id, inv.referred_by_id), user);
     // The users domain's creation hook (spendInvitationsTo, wiring.ts) sends an email invitation's inviter invites_changed.
     await announceNewUser(ctx, user, { channels, notices, welcomeText: inv.welcome_message_custom_text });
-    if (inv.is_multiuse) await notifyInvitesChanged(tx, emit, realm, [inv.referred_by_id]);
+    if (inv.is_multiuse) await notifyInvitesChanged(ctx, [inv.referred_by_id]);
     return user;
   });
 }
@@ -412,7 +421,8 @@ export async function acceptInvitation(svc: Services, realm: Realm | undefined, 
  * it was created (as the reference revokes them); the inviters concerned, and
  * the one whose invitation created it, are told.
  */
-export async function spendInvitationsTo(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function spendInvitationsTo(ctx: ActionContext<unknown>, user: User): Promise<void> {
+  const { tx, realm } = ctx;
   const revoked = await tx
     .updateTable('invitations')
     .set({ status: 'revoked' })
@@ -424,11 +434,12 @@ export async function spendInvitationsTo(tx: Tx, emit: Emit, realm: Realm, user:
     .execute();
   const used = await tx.selectFrom('invitations').select('referred_by_id').where('created_user_id', '=', user.id).execute();
   const referrers = [...revoked, ...used].map((r) => r.referred_by_id);
-  if (referrers.length > 0) await notifyInvitesChanged(tx, emit, realm, referrers);
+  if (referrers.length > 0) await notifyInvitesChanged(ctx, referrers);
 }
 
 /** A deactivated account's pending invitations and links are revoked for good (as in the reference). */
-export async function revokeInvitationsBy(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function revokeInvitationsBy(ctx: ActionContext<unknown>, user: User): Promise<void> {
+  const { tx, realm } = ctx;
   const revoked = await tx
     .updateTable('invitations')
     .set({ status: 'revoked' })
@@ -436,7 +447,7 @@ export async function revokeInvitationsBy(tx: Tx, emit: Emit, realm: Realm, user
     .where('referred_by_id', '=', user.id)
     .where('status', '=', 'pending')
     .executeTakeFirst();
-  if (revoked.numUpdatedRows > 0n) await notifyInvitesChanged(tx, emit, realm, []);
+  if (revoked.numUpdatedRows > 0n) await notifyInvitesChanged(ctx, []);
 }
 
 /** For operators: an organization's own daily limit; null goes back to the server's (INVITES_DAILY_LIMIT). */

@@ -11,7 +11,7 @@
 // leaves its lease to expire: the job runs again (at least once).
 
 import type { Services } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
+import type { PassContext, Tx } from '../db/transact.ts';
 import { transact } from '../db/transact.ts';
 import type { Job } from './tables.ts';
 import { startPeriodic, type Periodic } from './periodic.ts';
@@ -28,8 +28,8 @@ export interface JobKind {
   backoffMs(attempt: number, config: Services['config']): number;
   /** Does the work; throwing means this attempt failed. */
   run(svc: Services, job: Job): Promise<void>;
-  /** After the last failure, in the transaction that marks the job failed. */
-  giveUp?(svc: Services, tx: Tx, emit: Emit, job: Job, error: string): Promise<void>;
+  /** After the last failure, in the transaction that marks the job failed (no organization: the job names it). */
+  giveUp?(ctx: PassContext, job: Job, error: string): Promise<void>;
 }
 
 export type JobKinds = Readonly<Record<string, JobKind>>;
@@ -115,7 +115,7 @@ async function recordFailure(svc: Services, kind: JobKind | undefined, job: Job,
       .where('id', '=', job.id)
       .where('failed_at', 'is', null)
       .executeTakeFirst();
-    if (marked.numUpdatedRows > 0n) await kind?.giveUp?.(svc, tx, emit, job, error);
+    if (marked.numUpdatedRows > 0n) await kind?.giveUp?.({ svc, tx, emit }, job, error);
   });
 }
 

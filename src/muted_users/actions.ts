@@ -5,7 +5,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { accessUser } from '../users/queries.ts';
 import { FLAG_BITS } from '../messages/flags/flags.ts';
@@ -21,12 +21,15 @@ export interface MutedUsersEvent {
 /** Bots, deactivated users and the system bots can be muted, as in the reference. */
 const MUTABLE = { allowBots: true, allowDeactivated: true, allowSystemBots: true } as const;
 
-async function emitMutedUsers(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
-  emit(realm.id, { type: 'muted_users', muted_users: await mutedUsers(tx, user.id) }, [user.id]);
+/** The actor's whole list, to the actor. */
+async function emitMutedUsers(ctx: ActionContext<unknown, User>): Promise<void> {
+  const { tx, emit, realm, actor } = ctx;
+  emit(realm.id, { type: 'muted_users', muted_users: await mutedUsers(tx, actor.id) }, [actor.id]);
 }
 
-/** The muter's unread copies of the muted user's messages become read. */
-async function markReadFrom(tx: Tx, emit: Emit, realm: Realm, user: User, senderId: number): Promise<void> {
+/** The muter's (the actor's) unread copies of the muted user's messages become read. */
+async function markReadFrom(ctx: ActionContext<unknown, User>, senderId: number): Promise<void> {
+  const { tx, emit, realm, actor: user } = ctx;
   const read = FLAG_BITS.read;
   const rows = await tx
     .updateTable('user_messages')
@@ -44,7 +47,8 @@ async function markReadFrom(tx: Tx, emit: Emit, realm: Realm, user: User, sender
 /** POST /users/me/muted_users/{id}. */
 export async function muteUser(svc: Services, realm: Realm, actor: User, mutedUserId: number): Promise<void> {
   if (actor.id === mutedUserId) throw badRequest('Cannot mute self');
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const target = await accessUser(svc, tx, realm, actor, mutedUserId, MUTABLE);
     // Two identical requests at once: the later one finds the row and answers as after the first.
     const inserted = await tx
@@ -54,14 +58,15 @@ export async function muteUser(svc: Services, realm: Realm, actor: User, mutedUs
       .returning('muted_user_id')
       .executeTakeFirst();
     if (!inserted) throw badRequest('User already muted');
-    await markReadFrom(tx, emit, realm, actor, target.id);
-    await emitMutedUsers(tx, emit, realm, actor);
+    await markReadFrom(ctx, target.id);
+    await emitMutedUsers(ctx);
   });
 }
 
 /** DELETE /users/me/muted_users/{id}: messages marked read stay read. */
 export async function unmuteUser(svc: Services, realm: Realm, actor: User, mutedUserId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const target = await accessUser(svc, tx, realm, actor, mutedUserId, MUTABLE);
     const deleted = await tx
       .deleteFrom('muted_users')
@@ -70,6 +75,6 @@ export async function unmuteUser(svc: Services, realm: Realm, actor: User, muted
       .returning('muted_user_id')
       .executeTakeFirst();
     if (!deleted) throw badRequest('User is not muted');
-    await emitMutedUsers(tx, emit, realm, actor);
+    await emitMutedUsers(ctx);
   });
 }

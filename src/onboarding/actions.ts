@@ -7,7 +7,7 @@
 
 import { sql } from 'kysely';
 import type { Services } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
+import type { ActionContext } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import { createInitialChannels } from '../channels/actions.ts';
@@ -18,10 +18,14 @@ import { emojiCodeForName } from '../markdown/emoji.ts';
 import { FLAG_BITS } from '../messages/flags/flags.ts';
 import { GENERAL_CHANNEL, INITIAL_CHANNELS, INITIAL_MESSAGES, WAVE } from './messages.ts';
 
-/** Runs inside createRealm's transaction, after the owner exists; returns the organization as it now is. */
-export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User): Promise<Realm> {
+/**
+ * Runs inside createRealm's transaction, after the owner (the context's actor) exists;
+ * returns the organization as it now is.
+ */
+export async function onboardOrganization(ctx: ActionContext<Services, User>): Promise<Realm> {
+  const { svc, tx, emit, realm, actor: owner } = ctx;
   if (!svc.config.onboarding) return realm;
-  const channels = await createInitialChannels({ svc, tx, emit, realm, actor: owner }, INITIAL_CHANNELS);
+  const channels = await createInitialChannels(ctx, INITIAL_CHANNELS);
   const byName = new Map(channels.map((c) => [c.name, c]));
   const general = byName.get(GENERAL_CHANNEL)!;
   // New channels and server updates are announced in "general", as the reference sets them.
@@ -69,8 +73,9 @@ export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, rea
     })
     .execute();
 
-  await subscribeToDefaultChannels({ svc, tx, emit, realm: updated, actor: null }, owner);
-  await giveOnboardingHistory(tx, emit, updated, owner);
+  const onboarded = { ...ctx, realm: updated };
+  await subscribeToDefaultChannels({ ...onboarded, actor: null }, owner);
+  await giveOnboardingHistory(onboarded, owner);
   return updated;
 }
 
@@ -79,8 +84,9 @@ export async function onboardOrganization(svc: Services, tx: Tx, emit: Emit, rea
  * channels they joined: unread, historical (they were not there), the first
  * of each topic starred. No event: the account has no client yet.
  */
-export async function giveOnboardingHistory(tx: Tx, _emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function giveOnboardingHistory(ctx: ActionContext<unknown>, user: User): Promise<void> {
   if (user.is_bot) return;
+  const { tx, realm } = ctx;
   const starred = FLAG_BITS.historical | FLAG_BITS.starred;
   await sql`
     insert into user_messages (realm_id, user_id, message_id, flags)

@@ -6,7 +6,7 @@
 import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { activeUsersWhoCanSee, getUser } from '../users/queries.ts';
@@ -45,21 +45,20 @@ async function nextUpdateId(tx: Tx, realmId: number): Promise<number> {
   return Number(row.last_update_id);
 }
 
-/**
- * Records a report of `user` at `time`. `replace` starts over from this report
- * (turning presence sharing off); `force` announces it even if the user was
- * already online (turning presence sharing on or off).
- */
-export async function recordPresence(
-  svc: Hooked,
-  tx: Tx,
-  emit: Emit,
-  realm: Realm,
-  user: User,
-  time: Date,
-  status: PresenceStatus,
-  opts: { force?: boolean; replace?: boolean } = {},
-): Promise<void> {
+/** A report of a user's presence at `time`. */
+export interface PresenceReport {
+  time: Date;
+  status: PresenceStatus;
+  /** Announce it even if the user was already online (turning presence sharing on or off). */
+  force?: boolean;
+  /** Start over from this report (turning presence sharing off). */
+  replace?: boolean;
+}
+
+/** Records a report of `user`. */
+export async function recordPresence(ctx: ActionContext<Hooked>, user: User, report: PresenceReport): Promise<void> {
+  const { svc, tx, realm } = ctx;
+  const { time, status, ...opts } = report;
   if (opts.replace) await tx.deleteFrom('user_presence').where('user_id', '=', user.id).execute();
   const existing = await tx.selectFrom('user_presence').selectAll().where('user_id', '=', user.id).forUpdate().executeTakeFirst();
   const now = time.getTime();
@@ -98,10 +97,11 @@ export async function recordPresence(
   if (!announce || settingsOf(realm).presence_disabled) return;
   const [row] = await presenceRows(tx, realm.id, { userId: user.id });
   if (!row) return;
-  emitPresence(emit, realm, row, await activeUsersWhoCanSee(svc, tx, realm, user));
+  emitPresence(ctx, row, await activeUsersWhoCanSee(svc, tx, realm, user));
 }
 
-function emitPresence(emit: Emit, realm: Realm, row: PresenceRow, audience: number[]): void {
+function emitPresence(ctx: ActionContext<unknown>, row: PresenceRow, audience: number[]): void {
+  const { emit, realm } = ctx;
   // One event; events/shape.ts gives each queue the legacy, slim or simplified form.
   emit(
     realm.id,
@@ -130,11 +130,12 @@ export interface PresenceUpdate {
 export async function updateOwnPresence(svc: Services, realm: Realm, actor: User, q: PresenceUpdate): Promise<PresenceResponse | Record<string, never>> {
   if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
   const time = new Date();
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     // Read afresh: the settings of an authenticated user may be a few seconds old.
     const user = (await getUser(tx, realm.id, actor.id))!;
     // Someone who stopped sharing presence stays as they were when they stopped.
-    if (userSettings(user).presence_enabled) await recordPresence(svc, tx, emit, realm, user, time, q.status);
+    if (userSettings(user).presence_enabled) await recordPresence(ctx, user, { time, status: q.status });
     if (q.status === 'active' || q.new_user_input) await markActive(tx, user, time);
   });
   if (q.ping_only) return {};

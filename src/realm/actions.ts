@@ -4,7 +4,7 @@
 import type { Services } from '../services.ts';
 import type { Realm } from './tables.ts';
 import type { User } from '../users/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transact } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { createSystemGroups } from '../user_groups/system-group-actions.ts';
 import { REALM_PERMISSION_SETTINGS } from '../user_groups/permission-settings.ts';
@@ -24,8 +24,11 @@ export interface NewRealm {
   owner: { email: string; fullName: string; password: string | null };
 }
 
-/** What a new organization starts with (onboarding/, Services.hooks, wiring.ts), in the same transaction. */
-export type RealmCreatedHook = (svc: Services, tx: Tx, emit: Emit, realm: Realm, owner: User) => Promise<Realm>;
+/**
+ * What a new organization starts with (onboarding/, Services.hooks, wiring.ts), in the same
+ * transaction; the context's actor is the first owner. Returns the organization as it then is.
+ */
+export type RealmCreatedHook = (ctx: ActionContext<Services, User>) => Promise<Realm>;
 
 export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: Realm; owner: User }> {
   if (!SUBDOMAIN.test(r.subdomain)) throw badRequest(`Invalid subdomain '${r.subdomain}'`);
@@ -60,7 +63,8 @@ export async function createRealm(svc: Services, r: NewRealm): Promise<{ realm: 
       canCreateUsers: true,
       canChangeUserEmails: true,
     });
-    return { realm: await svc.hooks.realmCreated(svc, tx, emit, realm, owner), owner };
+    // The organization exists only from here on: its context opens here (not with transactAs).
+    return { realm: await svc.hooks.realmCreated({ svc, tx, emit, realm, actor: owner }), owner };
   });
 }
 

@@ -10,7 +10,7 @@ import type { Hooked, Services } from '../services.ts';
 import type { Realm } from './tables.ts';
 import type { User } from '../users/tables.ts';
 import type { ServerEvent } from '../events/types.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { ROLE } from '../users/roles.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -59,7 +59,8 @@ export async function updateRealmSettings(svc: Services, realm: Realm, actor: Us
   requireAdmin(actor);
   const asked = [...Object.keys(changes.settings), ...Object.keys(changes.groups)];
   const wanted = settingValues(changes.settings, asked, actor);
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx, emit } = ctx;
     // The row as it is now, locked: concurrent changes take turns (the request's copy may be a cached one).
     const current = await tx.selectFrom('realms').selectAll().where('id', '=', realm.id).forUpdate().executeTakeFirstOrThrow();
     const settings = settingsOf(current);
@@ -125,9 +126,11 @@ export async function updateRealmSettings(svc: Services, realm: Realm, actor: Us
       .executeTakeFirstOrThrow();
     const everyone = await activeUserIds(tx, current.id);
     for (const event of events) emit(current.id, event, everyone);
+    // What follows is told of the organization as it now is.
+    const after = { ...ctx, realm: updated };
     const days = settingsOf(updated).waiting_period_threshold;
-    if (days !== settings.waiting_period_threshold) await syncFullMembers(svc, tx, emit, updated, days);
-    await announceUserAccessChange(svc, tx, emit, current, updated);
+    if (days !== settings.waiting_period_threshold) await syncFullMembers(after, days);
+    await announceUserAccessChange(after, current);
     return answer;
   });
 }
@@ -141,7 +144,8 @@ function groupSettingEvent(setting: RealmPermission, value: GroupSettingValue): 
  * After a user is deactivated or reactivated: the permission settings whose anonymous value
  * names them directly list them no longer, or again; every active user hears the new value.
  */
-export async function announceRealmSettingMembers(tx: Tx, emit: Emit, realm: Realm, user: User): Promise<void> {
+export async function announceRealmSettingMembers(ctx: ActionContext<unknown>, user: User): Promise<void> {
+  const { tx, emit, realm } = ctx;
   const values = new Set(await settingValuesNaming(tx, realm.id, user.id));
   if (values.size === 0) return;
   // The row as it is now (the request's copy may be a cached one).
@@ -170,7 +174,8 @@ function differingFromDefaults(stored: Record<string, unknown>): Record<string, 
  * role:fullmembers, the others leave it (one user_group event each way, as the
  * reference sends), and they gain or lose sight of channels that group reaches.
  */
-async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, days: number): Promise<void> {
+async function syncFullMembers(ctx: ActionContext<Hooked>, days: number): Promise<void> {
+  const { tx, realm } = ctx;
   const fullMembers = (await systemGroupIds(tx, realm.id))['role:fullmembers'];
   const now = new Set((await tx.selectFrom('user_group_members').select('user_id').where('group_id', '=', fullMembers).execute()).map((r) => r.user_id));
   const members = await tx
@@ -196,8 +201,8 @@ async function syncFullMembers(svc: Hooked, tx: Tx, emit: Emit, realm: Realm, da
     for (const g of added) joined.set(g, [...(joined.get(g) ?? []), u.id]);
     for (const g of removed) left.set(g, [...(left.get(g) ?? []), u.id]);
   }
-  const send = await groupEventSender(tx, emit, realm.id);
+  const send = await groupEventSender(ctx);
   for (const [id, userIds] of left) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: userIds });
   for (const [id, userIds] of joined) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: userIds });
-  for (const u of active) await announceChannelVisibility({ svc, tx, emit, realm, actor: null }, sight.get(u.id)!, u);
+  for (const u of active) await announceChannelVisibility(ctx, sight.get(u.id)!, u);
 }

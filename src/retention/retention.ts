@@ -18,7 +18,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { Channel } from '../channels/tables.ts';
 import type { Message } from '../messages/tables.ts';
-import { transact, type Emit, type Tx } from '../db/transact.ts';
+import { type ActionContext, transact, transactAs, type Tx } from '../db/transact.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { deleteMessages } from '../messages/delete.ts';
 import { intArray } from '../messages/state-support.ts';
@@ -81,7 +81,8 @@ const cutoff = (now: Date, days: number) => new Date(now.getTime() - days * DAY_
 async function archiveExpired(svc: Services, realm: Realm, channel: Channel | null, before: Date, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const count = await transact(svc, async (tx, emit) => {
+    const count = await transactAs(svc, realm, null, async (ctx) => {
+      const { tx } = ctx;
       let q = tx.selectFrom('messages').selectAll().where('realm_id', '=', realm.id).where('date_sent', '<', before);
       q = channel ? q.where('channel_id', '=', channel.id) : q.where('channel_id', 'is', null);
       const batch = (await q.orderBy('id').limit(batchSize).forUpdate().skipLocked().execute()) as Message[];
@@ -97,8 +98,8 @@ async function archiveExpired(svc: Services, realm: Realm, channel: Channel | nu
           .execute()
       ).map((r) => r.attachment_id);
       // Each delete_message event names one topic, as a user's delete does.
-      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages({ svc, tx, emit, realm, actor: null }, group, channel);
-      await archiveOrphanedFiles(tx, emit, realm.id, archive, linked);
+      for (const group of groupBy(batch, (m) => (channel ? m.topic : ''))) await deleteMessages(ctx, group, channel);
+      await archiveOrphanedFiles(ctx, archive, linked);
       return batch.length;
     });
     total += count;
@@ -121,8 +122,10 @@ export async function archiveRows(tx: Tx, realmId: number, kind: number, ids: nu
 }
 
 /** Files among `candidates` that no message links any more: archived, then removed from the live tables. */
-async function archiveOrphanedFiles(tx: Tx, emit: Emit, realmId: number, transactionId: number, candidates: number[]): Promise<void> {
+async function archiveOrphanedFiles(ctx: ActionContext<unknown>, transactionId: number, candidates: number[]): Promise<void> {
   if (candidates.length === 0) return;
+  const { tx } = ctx;
+  const realmId = ctx.realm.id;
   const orphans = await tx
     .selectFrom('attachments as a')
     .selectAll('a')
@@ -141,7 +144,7 @@ async function archiveOrphanedFiles(tx: Tx, emit: Emit, realmId: number, transac
     .where('id', '=', sql<number>`any(${intArray(ids)})`)
     .execute();
   // The owner's uploads list and quota change, as when they delete a file.
-  for (const a of orphans) await notifyAttachment(tx, emit, realmId, a.owner_id, 'remove', { id: a.id });
+  for (const a of orphans) await notifyAttachment(ctx, a.owner_id, 'remove', { id: a.id });
 }
 
 function groupBy<T>(items: T[], key: (item: T) => string): T[][] {
@@ -203,7 +206,8 @@ export async function restoreArchived(svc: Services, realm: Realm, channelId?: n
   if (channelId !== undefined) q = q.innerJoin('archived_messages as a', 'a.transaction_id', 't.id').where('a.channel_id', '=', channelId);
   let restored = 0;
   for (const { id } of await q.orderBy('t.id').execute()) {
-    restored += await transact(svc, async (tx, emit) => {
+    restored += await transactAs(svc, realm, null, async (ctx) => {
+      const { tx } = ctx;
       const n = await restoreRows(tx, 'messages', sql`select data from archived_messages where transaction_id = ${id}`);
       const files = await restoreFiles(tx, realm.id, id);
       for (const table of MESSAGE_ROWS) {
@@ -212,7 +216,7 @@ export async function restoreArchived(svc: Services, realm: Realm, channelId?: n
         await restoreRows(tx, table, sql`select data from archived_message_rows r where transaction_id = ${id} and table_name = ${table} ${linkable}`);
       }
       // Told once their links are back, so the `messages` they list are right.
-      for (const row of files) await notifyAttachment(tx, emit, realm.id, row.owner_id, 'add', await formatAttachment(tx, row));
+      for (const row of files) await notifyAttachment(ctx, row.owner_id, 'add', await formatAttachment(tx, row));
       await tx.deleteFrom('archived_messages').where('transaction_id', '=', id).execute();
       await tx.deleteFrom('archived_message_rows').where('transaction_id', '=', id).execute();
       await tx.updateTable('archive_transactions').set({ restored: true }).where('id', '=', id).execute();

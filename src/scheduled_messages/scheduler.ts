@@ -8,8 +8,7 @@
 // The server runs a pass every SCHEDULER_INTERVAL_MS; tests call deliverDue.
 
 import type { Services } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
-import type { Realm } from '../realm/tables.ts';
+import type { ActionContext, PassContext, Tx } from '../db/transact.ts';
 import type { User } from '../users/tables.ts';
 import { transact } from '../db/transact.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
@@ -42,7 +41,7 @@ export async function deliverDue(svc: Services, now = new Date()): Promise<numbe
         attempt.row = await claimNext(tx, now, claimed);
         if (!attempt.row) return;
         claimed.push(attempt.row.id);
-        await deliver(svc, tx, emit, attempt.row, now);
+        await deliver({ svc, tx, emit }, attempt.row, now);
       });
     } catch (err) {
       // Nothing claimed: the database itself failed; the next pass tries again.
@@ -60,7 +59,8 @@ function claimNext(tx: Tx, now: Date, tried: number[]): Promise<ScheduledMessage
   return q.orderBy('scheduled_at').orderBy('id').limit(1).forNoKeyUpdate().skipLocked().executeTakeFirst();
 }
 
-async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage, now: Date): Promise<void> {
+async function deliver(pass: PassContext, row: ScheduledMessage, now: Date): Promise<void> {
+  const { tx, emit } = pass;
   // Checked again: the organization or the author may have gone since it was scheduled.
   const realm = await tx.selectFrom('realms').selectAll().where('id', '=', row.realm_id).executeTakeFirstOrThrow();
   if (realm.deactivated) throw new ApiError('REALM_DEACTIVATED', 'This organization has been deactivated');
@@ -68,11 +68,11 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage,
   if (!sender.is_active) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated');
   let messageId: number;
   if (row.delivery_type === DELIVERY.REMIND) {
-    messageId = await sendReminder(svc, tx, emit, realm, sender, row);
+    messageId = await sendReminder({ ...pass, realm, actor: sender }, row);
   } else {
     if (now.getTime() > row.scheduled_at.getTime() + LATE_CUTOFF_MS) throw badRequest('Message could not be sent at the scheduled time.');
     // Every permission is checked again, as of now.
-    messageId = (await sendWithin({ svc, tx, emit, realm, actor: sender }, sendRequestOf(row))).id;
+    messageId = (await sendWithin({ ...pass, realm, actor: sender }, sendRequestOf(row))).id;
   }
   await tx.updateTable('scheduled_messages').set({ delivered: true, delivered_message_id: messageId }).where('id', '=', row.id).execute();
   const removed: ScheduledMessagesEvent | RemindersEvent =
@@ -82,8 +82,12 @@ async function deliver(svc: Services, tx: Tx, emit: Emit, row: ScheduledMessage,
   emit(realm.id, removed, [sender.id]);
 }
 
-/** Notification Bot's direct message: the message as it reads now, or as it read when the reminder was set. */
-async function sendReminder(svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User, row: ScheduledMessage): Promise<number> {
+/**
+ * Notification Bot's direct message to the reminder's author (the actor): the message
+ * as it reads now, or as it read when the reminder was set.
+ */
+async function sendReminder(ctx: ActionContext<Services, User>, row: ScheduledMessage): Promise<number> {
+  const { svc, tx, realm, actor: user } = ctx;
   const target = await tx
     .selectFrom('messages')
     .selectAll()
@@ -92,7 +96,7 @@ async function sendReminder(svc: Services, tx: Tx, emit: Emit, realm: Realm, use
     .executeTakeFirst();
   const readable = target !== undefined && (await canSee(tx, { realm, viewer: await channelViewer(tx, realm, user) }, target));
   const content = readable ? await reminderContent(tx, svc.config, realm, target, row.reminder_note) : row.content;
-  const [id] = await sendNotices({ svc, tx, emit, realm, actor: null }, [{ to: { user }, content }]);
+  const [id] = await sendNotices({ ...ctx, actor: null }, [{ to: { user }, content }]);
   return id;
 }
 

@@ -10,7 +10,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UploadedFile } from '../http/body.ts';
-import { transact, type Tx } from '../db/transact.ts';
+import { transactAs, type Tx } from '../db/transact.ts';
 import { notifyAttachment } from './events.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { settingsOf } from '../realm/queries.ts';
@@ -109,7 +109,8 @@ export async function uploadFile(svc: Services, realm: Realm, actor: User, files
     stored.push(...keys);
     stored.push(fileKey(pathId));
     await svc.storage.put(fileKey(pathId), file.data);
-    await transact(svc, async (tx, emit) => {
+    await transactAs(svc, realm, actor, async (ctx) => {
+      const { tx } = ctx;
       // Uploads of one organization take turns, so that two together cannot pass the quota.
       await sql`select id from realms where id = ${realm.id} for update`.execute(tx);
       await checkQuota(tx, realm, file.data.length);
@@ -130,7 +131,7 @@ export async function uploadFile(svc: Services, realm: Realm, actor: User, files
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await notifyAttachment(tx, emit, realm.id, actor.id, 'add', await formatAttachment(tx, row));
+      await notifyAttachment(ctx, actor.id, 'add', await formatAttachment(tx, row));
     });
   } catch (err) {
     await Promise.allSettled(stored.map((key) => svc.storage.delete(key)));
@@ -146,13 +147,14 @@ export function attachmentKeys(row: Attachment): string[] {
 
 /** DELETE /attachments/{id}: the owner's own file, its row and its bytes. */
 export async function deleteAttachment(svc: Services, realm: Realm, actor: User, id: number): Promise<void> {
-  const row = await transact(svc, async (tx, emit) => {
+  const row = await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const found = await attachmentById(tx, realm.id, id);
     if (!found || found.owner_id !== actor.id) throw badRequest('Invalid attachment');
     const deleted = await tx.deleteFrom('attachments').where('id', '=', id).executeTakeFirst();
     // Deleted meanwhile by another request: as if it had not existed.
     if (deleted.numDeletedRows === 0n) throw badRequest('Invalid attachment');
-    await notifyAttachment(tx, emit, realm.id, actor.id, 'remove', { id });
+    await notifyAttachment(ctx, actor.id, 'remove', { id });
     return found;
   });
   // After the commit: a failed removal leaves bytes no row points at, never a row without bytes.

@@ -38,7 +38,7 @@ export async function deleteUnclaimedUploads(svc: Services, now: Date, days: num
         .where('id', '=', sql<number>`any(${intArray(rows.map((r) => r.id))})`)
         .execute();
       // The owner's uploads list and quota change, as when they delete a file.
-      for (const a of rows) await notifyAttachment(tx, emit, a.realm_id, a.owner_id, 'remove', { id: a.id });
+      for (const a of rows) await notifyAttachment({ tx, emit, realm: { id: a.realm_id } }, a.owner_id, 'remove', { id: a.id });
       return rows;
     });
     // After the commit: a failed removal leaves bytes no row points at, never a row without bytes.

@@ -1,6 +1,7 @@
 // The `attachment` event: to the one user it concerns, with the organization's upload total.
 
-import type { Emit, Tx } from '../db/transact.ts';
+import type { ActionContext } from '../db/transact.ts';
+import type { Realm } from '../realm/tables.ts';
 import { uploadSpaceUsed, type ApiAttachment } from './queries.ts';
 
 export interface AttachmentEvent {
@@ -10,13 +11,15 @@ export interface AttachmentEvent {
   upload_space_used: number;
 }
 
+/** What notifyAttachment needs of an action's context: only the organization's id (the cleanup pass has no row). */
+export type AttachmentContext = Pick<ActionContext<unknown>, 'tx' | 'emit'> & { readonly realm: Pick<Realm, 'id'> };
+
 export async function notifyAttachment(
-  tx: Tx,
-  emit: Emit,
-  realmId: number,
+  ctx: AttachmentContext,
   userId: number,
   op: 'add' | 'update' | 'remove',
   attachment: ApiAttachment | { id: number },
 ): Promise<void> {
-  emit(realmId, { type: 'attachment', op, attachment, upload_space_used: await uploadSpaceUsed(tx, realmId) }, [userId]);
+  const { tx, emit, realm } = ctx;
+  emit(realm.id, { type: 'attachment', op, attachment, upload_space_used: await uploadSpaceUsed(tx, realm.id) }, [userId]);
 }

@@ -6,7 +6,7 @@ import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { UserGroupTable } from './tables.ts';
-import { transact, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { ApiError, badRequest, insufficientPermission } from '../http/errors.ts';
 import {
   checkActiveUserIds,
@@ -71,7 +71,8 @@ export interface NewGroup {
 export async function createGroup(svc: Services, realm: Realm, actor: User, g: NewGroup): Promise<number> {
   requireMemberOrAdmin(actor);
   if (!(await hasRealmPermission(svc.db, realm, actor, 'can_create_groups'))) throw insufficientPermission();
-  return transact(svc, async (tx, emit) => {
+  return transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     await takeTurns(tx, realm.id, 'names');
     const members = await checkActiveUserIds(tx, realm.id, g.members);
     const name = checkGroupName(g.name);
@@ -104,7 +105,7 @@ export async function createGroup(svc: Services, realm: Realm, actor: User, g: N
         .execute();
     }
     const [formatted] = await formatGroups(tx, [group]);
-    (await groupEventSender(tx, emit, realm.id))(group, { op: 'add', group: formatted });
+    (await groupEventSender(ctx))(group, { op: 'add', group: formatted });
     return group.id;
   });
 }
@@ -126,10 +127,11 @@ export async function updateGroup(svc: Services, realm: Realm, actor: User, grou
   requireMemberOrAdmin(actor);
   const given = [changes.name, changes.description, changes.deactivated, ...Object.values(changes.settings)];
   if (given.every((v) => v === undefined)) throw badRequest('No new data supplied');
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     if (changes.name !== undefined) await takeTurns(tx, realm.id, 'names');
     let group = await accessGroupForUpdate(tx, realm, actor, groupId, [], { allowDeactivated: true });
-    const send = await groupEventSender(tx, emit, realm.id);
+    const send = await groupEventSender(ctx);
     if (changes.name !== undefined && changes.name !== group.name) {
       const name = checkGroupName(changes.name);
       await checkNameFree(tx, realm.id, name, group.id);
@@ -183,15 +185,16 @@ export async function updateSubgroups(svc: Services, realm: Realm, actor: User, 
 async function changeMembership(svc: Services, realm: Realm, actor: User, groupId: number, ops: MembershipOps, nothingToDo: string): Promise<void> {
   requireMemberOrAdmin(actor);
   if (!Object.values(ops).some((list) => list !== undefined && list.length > 0)) throw badRequest(nothingToDo);
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     if (ops.add_subgroups?.length || ops.delete_subgroups?.length) await takeTurns(tx, realm.id, 'subgroups');
-    const send = await groupEventSender(tx, emit, realm.id);
+    const send = await groupEventSender(ctx);
     const notices: Notice[] = [];
-    if (ops.add?.length) notices.push(...(await addMembers(tx, send, realm, actor, groupId, ops.add)));
-    if (ops.delete?.length) notices.push(...(await removeMembers(tx, send, realm, actor, groupId, ops.delete)));
-    if (ops.add_subgroups?.length) await addSubgroups(tx, send, realm, actor, groupId, ops.add_subgroups);
-    if (ops.delete_subgroups?.length) await removeSubgroups(tx, send, realm, actor, groupId, ops.delete_subgroups);
-    await sendNotices({ svc, tx, emit, realm, actor }, notices);
+    if (ops.add?.length) notices.push(...(await addMembers(ctx, send, groupId, ops.add)));
+    if (ops.delete?.length) notices.push(...(await removeMembers(ctx, send, groupId, ops.delete)));
+    if (ops.add_subgroups?.length) await addSubgroups(ctx, send, groupId, ops.add_subgroups);
+    if (ops.delete_subgroups?.length) await removeSubgroups(ctx, send, groupId, ops.delete_subgroups);
+    await sendNotices(ctx, notices);
   });
 }
 
@@ -199,7 +202,8 @@ async function changeMembership(svc: Services, realm: Realm, actor: User, groupI
  * Oneself alone: joining needs can_join_group; anything else can_add_members_group (managers always may).
  * Returns what Notification Bot tells those added.
  */
-async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<Notice[]> {
+async function addMembers(ctx: ActionContext<unknown, User>, send: GroupEventSender, groupId: number, ids: number[]): Promise<Notice[]> {
+  const { tx, realm, actor } = ctx;
   const self = ids.length === 1 && ids[0] === actor.id;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, self ? ['can_join_group', 'can_add_members_group'] : ['can_add_members_group'], {
     allowDeactivated: true,
@@ -217,7 +221,8 @@ async function addMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: U
 }
 
 /** Oneself alone: leaving needs can_leave_group; anything else can_remove_members_group. Returns what those removed are told. */
-async function removeMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<Notice[]> {
+async function removeMembers(ctx: ActionContext<unknown, User>, send: GroupEventSender, groupId: number, ids: number[]): Promise<Notice[]> {
+  const { tx, realm, actor } = ctx;
   const users = await checkActiveUserIds(tx, realm.id, ids);
   const self = ids.length === 1 && ids[0] === actor.id;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, self ? ['can_leave_group', 'can_remove_members_group'] : ['can_remove_members_group'], {
@@ -231,7 +236,8 @@ async function removeMembers(tx: Tx, send: GroupEventSender, realm: Realm, actor
   return membershipNotices(actor, group, await listUsers(tx, realm.id, users), 'removed');
 }
 
-async function addSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<void> {
+async function addSubgroups(ctx: ActionContext<unknown, User>, send: GroupEventSender, groupId: number, ids: number[]): Promise<void> {
+  const { tx, realm, actor } = ctx;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, ['can_add_members_group'], { allowDeactivated: true });
   const subgroups = [...new Set(ids)];
   for (const id of subgroups) await checkUsableGroup(tx, realm.id, id);
@@ -248,7 +254,8 @@ async function addSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, actor:
 }
 
 /** Only managers remove subgroups (a subgroup may be deactivated: removing it is still allowed). */
-async function removeSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, actor: User, groupId: number, ids: number[]): Promise<void> {
+async function removeSubgroups(ctx: ActionContext<unknown, User>, send: GroupEventSender, groupId: number, ids: number[]): Promise<void> {
+  const { tx, realm, actor } = ctx;
   const group = await accessGroupForUpdate(tx, realm, actor, groupId, [], { allowDeactivated: true });
   const subgroups = [...new Set(ids)];
   for (const id of subgroups) await checkUsableGroup(tx, realm.id, id, { allowDeactivated: true });
@@ -261,7 +268,8 @@ async function removeSubgroups(tx: Tx, send: GroupEventSender, realm: Realm, act
 
 /** POST /user_groups/{id}/deactivate: managers of the group, and only while nothing uses it. */
 export async function deactivateGroup(svc: Services, realm: Realm, actor: User, groupId: number): Promise<void> {
-  await transact(svc, async (tx, emit) => {
+  await transactAs(svc, realm, actor, async (ctx) => {
+    const { tx } = ctx;
     const group = await accessGroupForUpdate(tx, realm, actor, groupId, []);
     const objections = await groupUseObjections(svc, tx, realm, group.id);
     if (objections.length > 0) {
@@ -269,6 +277,6 @@ export async function deactivateGroup(svc: Services, realm: Realm, actor: User, 
     }
     await updateRow(tx, group.id, { deactivated: true });
     // Sent as about an active group: clients without include_deactivated_groups get it as a removal.
-    (await groupEventSender(tx, emit, realm.id))(group, { op: 'update', group_id: group.id, data: { deactivated: true } });
+    (await groupEventSender(ctx))(group, { op: 'update', group_id: group.id, data: { deactivated: true } });
   });
 }

@@ -8,8 +8,7 @@
 // member of their groups and of the anonymous setting values that name them. A
 // deactivated user belongs to nothing: clients drop them on the realm_user event.
 
-import type { Executor } from '../db/schema.ts';
-import type { Emit } from '../db/transact.ts';
+import type { ActionContext } from '../db/transact.ts';
 import type { ApiUserGroup } from './format.ts';
 import type { User } from '../users/tables.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -32,8 +31,10 @@ type GroupEventBody = UserGroupEvent extends infer E ? (E extends UserGroupEvent
 export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Record<string, unknown>) => void;
 
 /** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
-export async function groupEventSender(db: Executor, emit: Emit, realmId: number, only?: number[]): Promise<GroupEventSender> {
-  const users = only ?? (await activeUserIds(db, realmId));
+export async function groupEventSender(ctx: ActionContext<unknown>, only?: number[]): Promise<GroupEventSender> {
+  const { tx, emit } = ctx;
+  const realmId = ctx.realm.id;
+  const users = only ?? (await activeUserIds(tx, realmId));
   return (group, event, hidden = {}) => {
     const all = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
     emit(realmId, { type: 'user_group', ...event }, users, Object.keys(all).length > 0 ? { hidden: all } : undefined);
@@ -41,15 +42,10 @@ export async function groupEventSender(db: Executor, emit: Emit, realmId: number
 }
 
 /** After a role change: the system groups an active user left and joined. */
-export async function announceMembershipChanges(
-  db: Executor,
-  emit: Emit,
-  user: Pick<User, 'id' | 'realm_id' | 'is_active'>,
-  changes: MembershipChanges,
-): Promise<void> {
+export async function announceMembershipChanges(ctx: ActionContext<unknown>, user: Pick<User, 'id' | 'is_active'>, changes: MembershipChanges): Promise<void> {
   // A deactivated user is in no group's member list: nothing visible changes.
   if (!user.is_active || changes.added.length + changes.removed.length === 0) return;
-  const send = await groupEventSender(db, emit, user.realm_id);
+  const send = await groupEventSender(ctx);
   for (const id of changes.removed) send({ id, deactivated: false }, { op: 'remove_members', group_id: id, user_ids: [user.id] });
   for (const id of changes.added) send({ id, deactivated: false }, { op: 'add_members', group_id: id, user_ids: [user.id] });
 }
@@ -59,16 +55,17 @@ export async function announceMembershipChanges(
  * `leavingFor`: after a deactivation, the same told as departures to those who cannot see the user
  * (the others drop them on the realm_user event they get, as the reference does).
  */
-export async function announceMemberships(db: Executor, emit: Emit, user: Pick<User, 'id' | 'realm_id'>, leavingFor?: number[]): Promise<void> {
+export async function announceMemberships(ctx: ActionContext<unknown>, user: Pick<User, 'id'>, leavingFor?: number[]): Promise<void> {
   if (leavingFor?.length === 0) return;
-  const { named, settingHolders } = await directMembershipsOf(db, user.realm_id, user.id);
+  const { tx, realm } = ctx;
+  const { named, settingHolders } = await directMembershipsOf(tx, realm.id, user.id);
   if (named.length + settingHolders.length === 0) return;
-  const send = await groupEventSender(db, emit, user.realm_id, leavingFor);
+  const send = await groupEventSender(ctx, leavingFor);
   const op = leavingFor ? 'remove_members' : 'add_members';
   for (const group of named) send(group, { op, group_id: group.id, user_ids: [user.id] });
   for (const { group, settings } of settingHolders) {
     const data: Partial<Record<GroupPermission, GroupSettingValue>> = {};
-    for (const s of settings) data[s] = await groupSettingValue(db, group[settingColumn(s)]!);
+    for (const s of settings) data[s] = await groupSettingValue(tx, group[settingColumn(s)]!);
     send(group, { op: 'update', group_id: group.id, data });
   }
 }

@@ -7,7 +7,7 @@
 // any change that starts or ends a shared channel or conversation (watchUserAccess).
 
 import type { Hooked } from '../services.ts';
-import type { Emit, Tx } from '../db/transact.ts';
+import type { ActionContext, Emit, Tx } from '../db/transact.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
 import { groupMemberIds } from '../user_groups/group-setting.ts';
@@ -15,9 +15,10 @@ import { accessibleUsers, canAccess, limitingAccessGroup, listUsers, type Access
 import { canSeeDeliveryEmail, formatUser } from './format.ts';
 import { profileDataFor, type ProfileData } from './profile-data.ts';
 import type { Person } from './events.ts';
-import type { ActionContext } from '../db/transact.ts';
 
-export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, before: Realm, after: Realm): Promise<void> {
+/** After the organization's settings changed: `ctx.realm` is it as it now is, `before` as it was. */
+export async function announceUserAccessChange(ctx: ActionContext<Hooked>, before: Realm): Promise<void> {
+  const { svc, tx, realm: after } = ctx;
   const oldGroup = before.group_settings.can_access_all_users_group;
   const newGroup = after.group_settings.can_access_all_users_group;
   if (oldGroup === newGroup) return;
@@ -30,18 +31,18 @@ export async function announceUserAccessChange(svc: Hooked, tx: Tx, emit: Emit, 
     const gains = seesAll.has(viewer.id);
     // The users a limited view leaves out: those the viewer now gains or loses.
     const limited = await accessibleUsers(svc, tx, gains ? before : after, viewer);
-    announceViewChange(emit, after.id, viewer, gains ? limited : 'all', gains ? 'all' : limited, everyone, profiles);
+    announceViewChange(ctx, viewer, { before: gains ? limited : 'all', after: gains ? 'all' : limited, everyone, profiles });
   }
 }
 
 /** After `viewer`'s role changed (it is the user as it now is): the users it gained or lost sight of. */
 export async function announceOwnAccessChange(ctx: ActionContext<Hooked>, viewer: User, before: AccessibleUsers): Promise<void> {
-  const { svc, tx, emit, realm } = ctx;
+  const { svc, tx, realm } = ctx;
   if (!viewer.is_active) return;
   const after = await accessibleUsers(svc, tx, realm, viewer);
   if (before === 'all' && after === 'all') return;
   const everyone = await listUsers(tx, realm.id);
-  announceViewChange(emit, realm.id, viewer, before, after, everyone, await profileDataFor(tx, realm.id, everyone));
+  announceViewChange(ctx, viewer, { before, after, everyone, profiles: await profileDataFor(tx, realm.id, everyone) });
 }
 
 /** What `watchUserAccess` saw before a change; `announce` tells what the change made different. */
@@ -75,7 +76,7 @@ export async function watchUserAccess(svc: Hooked, tx: Tx, realm: Realm, viewerI
         if (sameAccess(had, has)) continue;
         everyone ??= await listUsers(tx, realm.id);
         profiles ??= await profileDataFor(tx, realm.id, everyone);
-        announceViewChange(emit, realm.id, viewer, had, has, everyone, profiles);
+        announceViewChange({ emit, realm }, viewer, { before: had, after: has, everyone, profiles });
       }
     },
   };
@@ -86,15 +87,17 @@ function sameAccess(a: AccessibleUsers, b: AccessibleUsers): boolean {
   return a.size === b.size && [...a].every((id) => b.has(id));
 }
 
-function announceViewChange(
-  emit: Emit,
-  realmId: number,
-  viewer: User,
-  before: AccessibleUsers,
-  after: AccessibleUsers,
-  everyone: User[],
-  profiles: Map<number, ProfileData>,
-): void {
+/** What a viewer could see, what it now may, of everyone (with their profile data). */
+interface ViewChange {
+  before: AccessibleUsers;
+  after: AccessibleUsers;
+  everyone: User[];
+  profiles: Map<number, ProfileData>;
+}
+
+function announceViewChange(ctx: Pick<ActionContext<unknown>, 'emit' | 'realm'>, viewer: User, { before, after, everyone, profiles }: ViewChange): void {
+  const { emit } = ctx;
+  const realmId = ctx.realm.id;
   for (const subject of everyone) {
     const had = canAccess(before, subject.id);
     if (had === canAccess(after, subject.id)) continue;

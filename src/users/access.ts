@@ -108,12 +108,15 @@ export function invitesAsAdministrator(actor: Pick<User, 'role'>): boolean {
   return isAdmin(actor);
 }
 
-/** Channels: only administrators list every active channel, or make a channel a default one. */
+/** Channels: only administrators list every active channel, or make a channel a default one; they know of every channel. */
 export function administersChannelList(user: Pick<User, 'role'>): boolean {
   return isAdmin(user);
 }
 
-/** Register's all_public_streams is not for guests (they see only what they are subscribed to). */
+/**
+ * Guests know only the public channels they are subscribed to: register's all_public_streams
+ * is not for them, nor are other public channels' events.
+ */
 export function mayFollowAllPublicChannels(user: Pick<User, 'role'>): boolean {
   return !isGuest(user);
 }

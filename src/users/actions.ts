@@ -4,7 +4,7 @@
 import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
-import { type ActionContext, type Emit, transactAs, type Tx } from '../db/transact.ts';
+import { type ActionContext, transactAs, type Tx } from '../db/transact.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { ApiError, badRequest } from '../http/errors.ts';
 import { newApiKey } from '../auth/passwords.ts';
@@ -46,9 +46,9 @@ export interface NewUser {
 
 /** What other domains do when an account comes or goes, in the same transaction (Services.hooks, wiring.ts). */
 export interface UserLifecycleHooks {
-  created?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
-  deactivated?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
-  reactivated?: (svc: Services, tx: Tx, emit: Emit, realm: Realm, user: User) => Promise<void>;
+  created?: (ctx: ActionContext<Services>, user: User) => Promise<void>;
+  deactivated?: (ctx: ActionContext<Services>, user: User) => Promise<void>;
+  reactivated?: (ctx: ActionContext<Services>, user: User) => Promise<void>;
 }
 
 /** How an account came to be, where that changes its announcement (an invitation). */
@@ -67,7 +67,7 @@ export interface Arrival {
  * then the system bots speak of it (users/notices.ts).
  */
 export async function announceNewUser(ctx: ActionContext<Services>, user: User, arrival: Arrival = {}): Promise<void> {
-  const { svc, tx, emit, realm } = ctx;
+  const { svc, tx, realm } = ctx;
   const channels = arrival.channels ?? 'default';
   await emitUserAdded(ctx, user, svc.config);
   if (channels === 'default') await subscribeToDefaultChannels(ctx, user);
@@ -76,7 +76,7 @@ export async function announceNewUser(ctx: ActionContext<Services>, user: User, 
       ctx,
       channels.map((channel) => ({ user, channel })),
     );
-  for (const h of svc.hooks.userLifecycle) await h.created?.(svc, tx, emit, realm, user);
+  for (const h of svc.hooks.userLifecycle) await h.created?.(ctx, user);
   const notices = [...(arrival.notices ?? []), ...(await newUserNotices(tx, realm, user, arrival.welcomeText))];
   await sendNotices(ctx, notices);
 }
@@ -182,7 +182,7 @@ export async function emitUserAdded(ctx: ActionContext<Hooked>, user: User, conf
     const placeholder = { ...unknownUser(user.id, realmHost(realm, config)), is_active: true };
     emit(realm.id, { type: 'realm_user', op: 'add', person: placeholder }, blind, { hidden: { inaccessible_user: true } });
   }
-  await announceMemberships(tx, emit, user);
+  await announceMemberships(ctx, user);
 }
 
 /** POST /users: administrators with `can_create_users`. */
@@ -234,7 +234,7 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
   requireAdmin(actor);
   const profileHtml = await renderProfileTexts(svc, realm, changes.profile_data);
   await transactAs(svc, realm, actor, async (ctx) => {
-    const { tx, emit } = ctx;
+    const { tx } = ctx;
     const target = await accessUser(svc, tx, realm, actor, targetId, { allowDeactivated: true, allowBots: true });
     if (changes.role !== undefined && changes.role !== target.role) {
       await changeRole(ctx, target, changes.role as Role);
@@ -252,13 +252,13 @@ export async function updateUser(svc: Services, realm: Realm, actor: User, targe
       if (await emailInUse(tx, realm.id, email, target.id)) throw badRequest('New email value error: Email is already in use.');
       await changeDeliveryEmail(ctx, target, email);
     }
-    if (changes.profile_data !== undefined) await applyProfileData(svc, tx, emit, realm, actor, target, changes.profile_data, profileHtml);
+    if (changes.profile_data !== undefined) await applyProfileData(ctx, target, changes.profile_data, profileHtml);
   });
 }
 
 /** The rules for role changes (digest 1.13), shared by the API and the manage command. */
 export async function changeRole(ctx: ActionContext<Hooked>, target: User, role: Role): Promise<void> {
-  const { svc, tx, emit, realm, actor } = ctx;
+  const { svc, tx, realm, actor } = ctx;
   if (actor) requireOwnerForOwnerRole(actor, role, target.role);
   if (target.role === ROLE.OWNER && role !== ROLE.OWNER && target.is_active && (await countActiveOwners(tx, realm.id)) <= 1) {
     throw badRequest('The owner permission cannot be removed from the only organization owner.');
@@ -269,7 +269,7 @@ export async function changeRole(ctx: ActionContext<Hooked>, target: User, role:
   const updated = await tx.updateTable('users').set({ role }).where('id', '=', target.id).returningAll().executeTakeFirstOrThrow();
   const groupChanges = await syncSystemGroupMembership(tx, updated, settingsOf(realm).waiting_period_threshold);
   await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, role }));
-  await announceMembershipChanges(tx, emit, updated, groupChanges);
+  await announceMembershipChanges(ctx, updated, groupChanges);
   // A guest promoted into can_access_all_users_group sees everyone; a member made a guest, fewer.
   await announceOwnAccessChange(ctx, updated, usersBefore);
   // A guest sees fewer channels than a member: the difference is announced.
@@ -325,17 +325,17 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
 
 /** (De)activates an account with every announcement; no checks (for actions that made theirs). */
 export async function setActive(ctx: ActionContext<Services>, target: User, active: boolean): Promise<void> {
-  const { svc, tx, emit, realm } = ctx;
+  const { svc, tx, realm } = ctx;
   await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
   await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, is_active: active }));
   // Deactivated users leave every group (clients drop them; those who cannot see the user are
   // told); reactivated, they are back in them.
-  await announceMemberships(tx, emit, target, active ? undefined : await usersWhoCannotSee(svc, tx, realm, target));
+  await announceMemberships(ctx, target, active ? undefined : await usersWhoCannotSee(svc, tx, realm, target));
   // Channel and organization settings naming the user change for everyone who knows them.
   await announceChannelSettingMembers(ctx, target);
-  await announceRealmSettingMembers(tx, emit, realm, target);
+  await announceRealmSettingMembers(ctx, target);
   await announceSubscriberActivity(ctx, target, active);
-  for (const h of svc.hooks.userLifecycle) await (active ? h.reactivated : h.deactivated)?.(svc, tx, emit, realm, { ...target, is_active: active });
+  for (const h of svc.hooks.userLifecycle) await (active ? h.reactivated : h.deactivated)?.(ctx, { ...target, is_active: active });
 }
 
 /** DELETE /users/{user_id}. */

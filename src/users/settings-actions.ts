@@ -8,7 +8,7 @@ import { apiEmailFor } from './format.ts';
 import type { Hooked, Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from './tables.ts';
-import { type ActionContext, type Emit, transactAs } from '../db/transact.ts';
+import { type ActionContext, transactAs } from '../db/transact.ts';
 import { badRequest } from '../http/errors.ts';
 import { mayChangeOwn } from './access.ts';
 import { checkFullName, checkPasswordStrength } from './validation.ts';
@@ -105,7 +105,7 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
     if (fullName !== undefined && fullName !== before.full_name) {
       await notifyUsers(ctx, after, 'update', () => ({ user_id: after.id, full_name: fullName }));
     }
-    for (const [name, value] of changed) emitSettingChange(emit, realm, after, name, value);
+    for (const [name, value] of changed) emitSettingChange(ctx, after, name, value);
     if (values.timezone !== undefined) {
       await notifyUsers(ctx, after, 'update', () => ({ user_id: after.id, email: after.email, timezone: after.timezone }));
     }
@@ -121,7 +121,8 @@ export async function updateSettings(svc: Services, realm: Realm, actor: User, c
   });
 }
 
-function emitSettingChange(emit: Emit, realm: Realm, user: User, name: UserSettingName, value: SettingValue): void {
+function emitSettingChange(ctx: ActionContext<unknown>, user: User, name: UserSettingName, value: SettingValue): void {
+  const { emit, realm } = ctx;
   const language = name === 'default_language' ? { language_name: LANGUAGES[value as string] } : {};
   const legacyGroup = (USER_SETTINGS[name] as UserSettingSpec).legacy;
   const legacy =
@@ -148,9 +149,8 @@ async function announceEmailVisibility(ctx: ActionContext<Hooked>, before: User,
  * stays off (pings are then not recorded).
  */
 async function announcePresenceSharing(ctx: ActionContext<Hooked>, user: User, enabled: boolean): Promise<void> {
-  const { svc, tx, emit, realm } = ctx;
   const now = Date.now();
-  if (enabled) await recordPresence(svc, tx, emit, realm, user, new Date(now), 'active', { force: true });
+  if (enabled) await recordPresence(ctx, user, { time: new Date(now), status: 'active', force: true });
   // Both times in the past (not just the connection): a user who joined a minute ago must not read as active.
-  else await recordPresence(svc, tx, emit, realm, user, new Date(now - (OFFLINE_THRESHOLD_SECS + 120) * 1000), 'active', { force: true, replace: true });
+  else await recordPresence(ctx, user, { time: new Date(now - (OFFLINE_THRESHOLD_SECS + 120) * 1000), status: 'active', force: true, replace: true });
 }

@@ -67,8 +67,8 @@ export function contentColumns(change: ContentChange, now: Date) {
 
 /** The files the new content links (only the sender edits content: they are the sender's to claim), and its link previews; the files no longer linked. */
 export async function claimContentLinks(ctx: ActionContext<unknown, User>, messageId: number, change: ContentChange): Promise<unknown[]> {
-  const { tx, emit, realm, actor } = ctx;
-  const detached = await reclaimAttachments(tx, emit, realm, actor, messageId, change.rendered.attachment_path_ids);
+  const { tx, realm } = ctx;
+  const detached = await reclaimAttachments(ctx, messageId, change.rendered.attachment_path_ids);
   await queueLinkPreviews(tx, realm, messageId, change.content, change.rendered);
   return detached;
 }

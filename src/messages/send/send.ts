@@ -330,7 +330,7 @@ interface Delivery {
  * rendering, mention flags, the rows, the channel's counters and the events.
  */
 async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
-  const { svc, tx, emit } = ctx;
+  const { svc, tx } = ctx;
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
   const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
@@ -387,7 +387,7 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   }
   await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
-    message.has_attachment = await claimAttachments(tx, emit, realm, sender, message.id, rendered.attachment_path_ids);
+    message.has_attachment = await claimAttachments({ ...ctx, actor: sender }, message.id, rendered.attachment_path_ids);
   }
   const submessages = await attachWidget(tx, message);
 

@@ -7,14 +7,14 @@
 
 import type { Services } from '../../services.ts';
 import type { Executor } from '../../db/schema.ts';
-import type { Emit, Tx } from '../../db/transact.ts';
+import type { ActionContext } from '../../db/transact.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import type { Message } from '../../messages/tables.ts';
 import type { Job } from '../../jobs/tables.ts';
 import type { JobKind } from '../../jobs/worker.ts';
 import type { BotService } from '../../bots/tables.ts';
-import { transact } from '../../db/transact.ts';
+import { transactAs } from '../../db/transact.ts';
 import { getUser } from '../../users/queries.ts';
 import { formatMessages, type ApiMessage } from '../../messages/format.ts';
 import { sendWithin } from '../../messages/send/send.ts';
@@ -54,17 +54,15 @@ async function load(db: Executor, job: Job): Promise<Delivery | undefined> {
 }
 
 /** Posts `content` as the bot where the message was (the reference's send_response_message). */
-async function reply(svc: Services, tx: Tx, emit: Emit, d: Delivery, content: string): Promise<void> {
+async function reply(ctx: ActionContext, d: Delivery, content: string): Promise<void> {
+  const { svc } = ctx;
   const { message } = d;
   const to =
     message.type === 'stream'
       ? JSON.stringify(message.stream_id)
       : JSON.stringify((message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== d.bot.id));
   try {
-    await sendWithin(
-      { svc, tx, emit, realm: d.realm, actor: d.bot },
-      { type: message.type, to, topic: d.row.topic, content, clientName: 'OutgoingWebhookResponse' },
-    );
+    await sendWithin({ ...ctx, realm: d.realm, actor: d.bot }, { type: message.type, to, topic: d.row.topic, content, clientName: 'OutgoingWebhookResponse' });
   } catch (err) {
     // The bot may not post there (any more): the answer is dropped, as the reference drops it.
     svc.log.info({ err, botId: d.bot.id }, 'outgoing webhook reply not sent');
@@ -80,14 +78,15 @@ function messageUrl(svc: Services, d: Delivery): string {
 }
 
 /** The bot tells its owner that a message to it could not be answered (the reference's notify_bot_owner). */
-async function notifyOwner(svc: Services, tx: Tx, emit: Emit, d: Delivery, detail: string): Promise<void> {
+async function notifyOwner(ctx: ActionContext, d: Delivery, detail: string): Promise<void> {
+  const { svc, tx } = ctx;
   if (d.bot.bot_owner_id === null) return;
   const owner = await getUser(tx, d.realm.id, d.bot.bot_owner_id);
   if (!owner?.is_active) return;
   const content = `[A message](${messageUrl(svc, d)}) to your bot @_**${d.bot.full_name}** triggered an outgoing webhook.\n${detail}`;
   try {
     await sendWithin(
-      { svc, tx, emit, realm: d.realm, actor: d.bot },
+      { ...ctx, realm: d.realm, actor: d.bot },
       {
         type: 'private',
         to: JSON.stringify([owner.id]),
@@ -103,9 +102,9 @@ async function notifyOwner(svc: Services, tx: Tx, emit: Emit, d: Delivery, detai
 
 /** "Failure! ..." where the message was, and the owner told: in one transaction. */
 async function fail(svc: Services, d: Delivery, failure: string, ownerDetail: string): Promise<void> {
-  await transact(svc, async (tx, emit) => {
-    await reply(svc, tx, emit, d, `Failure! ${failure}`);
-    await notifyOwner(svc, tx, emit, d, ownerDetail);
+  await transactAs(svc, d.realm, d.bot, async (ctx) => {
+    await reply(ctx, d, `Failure! ${failure}`);
+    await notifyOwner(ctx, d, ownerDetail);
   });
 }
 
@@ -137,7 +136,7 @@ async function handleResponse(svc: Services, d: Delivery, res: OutboundResponse)
     return;
   }
   if (content === undefined || content.trim() === '') return;
-  await transact(svc, (tx, emit) => reply(svc, tx, emit, d, content));
+  await transactAs(svc, d.realm, d.bot, (ctx) => reply(ctx, d, content));
 }
 
 async function run(svc: Services, job: Job): Promise<void> {
@@ -187,11 +186,12 @@ export const outgoingWebhookJob: JobKind = {
   // 10 s, 20 s, 40 s: the service has about a minute to come back.
   backoffMs: (attempt) => 10_000 * 2 ** (attempt - 1),
   run,
-  async giveUp(svc, tx, emit, job, error) {
+  async giveUp(jobCtx, job, error) {
     // In the transaction's own connection (PGlite has only one).
-    const d = await load(tx, job);
+    const d = await load(jobCtx.tx, job);
     if (!d) return;
-    await reply(svc, tx, emit, d, 'Failure! Bot is unavailable');
-    await notifyOwner(svc, tx, emit, d, error);
+    const ctx = { ...jobCtx, realm: d.realm, actor: d.bot };
+    await reply(ctx, d, 'Failure! Bot is unavailable');
+    await notifyOwner(ctx, d, error);
   },
 };
