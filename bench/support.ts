@@ -3,6 +3,7 @@
 // never that server's own tables).
 
 import { spawn } from 'node:child_process';
+import { Session } from 'node:inspector/promises';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer as netServer } from 'node:net';
@@ -46,16 +47,36 @@ export async function benchServer(name: string) {
 export const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 export const ms = (x: number) => `${x.toFixed(2)} ms`;
 
-/** `rounds` timings of `fn` (ms), after one run to warm up. */
+/**
+ * `rounds` timings of `fn` (ms), after one run to warm up. BENCH_PROFILE=dir writes a CPU
+ * profile of the timed rounds alone (not the seeding) there, one file per call.
+ */
 export async function timed(rounds: number, fn: () => Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
   await fn();
+  const profile = process.env.BENCH_PROFILE ? await startProfile() : null;
   for (let i = 0; i < rounds; i++) {
     const t = performance.now();
     await fn();
     times.push(performance.now() - t);
   }
+  await profile?.stop(process.env.BENCH_PROFILE!);
   return times;
+}
+
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(dir: string) {
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${Date.now()}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 /**

@@ -12,6 +12,7 @@
 // The load generator shares the machine with the server (and PostgreSQL): on 2 cores
 // its own CPU counts against the server's.
 
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { cpuTicks, inBatches, loadAverage, quantile, seedMembers, spawnedServer, writeResults } from './support.ts';
@@ -74,6 +75,8 @@ interface StepResult {
   deliveries: number[];
   errors: string[];
   serverCpu: number;
+  generatorCpu: number;
+  machineBusy: number;
   registerSeconds: number;
 }
 
@@ -157,15 +160,32 @@ async function step(n: number): Promise<StepResult> {
     });
   }
   const cpuStart = cpuTicks(server.pid);
+  const ownStart = process.cpuUsage();
+  const machineStart = machineTicks();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const serverCpu = (cpuTicks(server.pid) - cpuStart) / 100 / SECONDS;
+  const own = process.cpuUsage(ownStart);
+  // Whether the step measured the server or the machine: the load generator's own CPU, and
+  // how busy all cores were (a saturated machine queues requests in every process).
+  const generatorCpu = (own.user + own.system) / 1e6 / SECONDS;
+  const machine = machineTicks();
+  const machineBusy = (machine.busy - machineStart.busy) / (machine.total - machineStart.total);
   running = false;
   for (const t of timers) clearTimeout(t);
   // Deleting a queue ends its parked poll.
   await inBatches(queues.length, 100, (i) => call('DELETE', '/events', queues[i].u.auth, { queue_id: queues[i].id }).catch(() => undefined));
   // A poll the deletion did not reach stays parked until the (long) heartbeat: wait a bounded time.
   await Promise.race([Promise.all([...polls, ...inFlight]), new Promise((r) => setTimeout(r, 30_000))]);
-  return { users: n, sends, reads, deliveries, errors, serverCpu, registerSeconds };
+  return { users: n, sends, reads, deliveries, errors, serverCpu, generatorCpu, machineBusy, registerSeconds };
+}
+
+/** All cores' busy and total clock ticks so far (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const ticks = fields.map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  // idle and iowait
+  return { busy: total - ticks[3]! - (ticks[4] ?? 0), total };
 }
 
 const fmt = (xs: number[], q: number) => (xs.length ? `${quantile(xs, q).toFixed(0)} ms` : '-');
@@ -185,7 +205,8 @@ try {
     const line =
       `  ${String(n).padStart(6)} users: ${holds ? 'holds' : 'FAILS'}; sends ${r.sends.length} p50 ${fmt(r.sends, 0.5)} p99 ${fmt(r.sends, 0.99)};` +
       ` reads ${r.reads.length} p50 ${fmt(r.reads, 0.5)} p99 ${fmt(r.reads, 0.99)}; delivery p99 ${fmt(r.deliveries, 0.99)};` +
-      ` server CPU ${r.serverCpu.toFixed(2)} cores; ${r.errors.length} errors${r.errors.length ? ` (${r.errors.filter(Boolean).join('; ')})` : ''};` +
+      ` server CPU ${r.serverCpu.toFixed(2)} cores, load generator ${r.generatorCpu.toFixed(2)}, all cores ${(r.machineBusy * 100).toFixed(0)}% busy;` +
+      ` ${r.errors.length} errors${r.errors.length ? ` (${r.errors.filter(Boolean).join('; ')})` : ''};` +
       ` registered in ${r.registerSeconds.toFixed(1)} s`;
     console.log(line);
     lines.push(line);
