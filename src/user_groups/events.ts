@@ -10,6 +10,7 @@
 
 import type { Executor } from '../db/schema.ts';
 import type { Emit } from '../db/transact.ts';
+import type { Hidden } from '../events/types.ts';
 import type { ApiUserGroup } from './format.ts';
 import type { User } from '../users/tables.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -29,13 +30,13 @@ export type UserGroupEvent =
 /** A user_group event without its `type` (one per op: Omit alone would merge them). */
 type GroupEventBody = UserGroupEvent extends infer E ? (E extends UserGroupEvent ? Omit<E, 'type'> : never) : never;
 
-export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Record<string, unknown>) => void;
+export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Hidden) => void;
 
 /** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
 export async function groupEventSender(db: Executor, emit: Emit, realmId: number, only?: number[]): Promise<GroupEventSender> {
   const users = only ?? (await activeUserIds(db, realmId));
   return (group, event, hidden = {}) => {
-    const all = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
+    const all: Hidden = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
     emit(realmId, { type: 'user_group', ...event }, users, Object.keys(all).length > 0 ? { hidden: all } : undefined);
   };
 }
