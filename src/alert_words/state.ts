@@ -3,7 +3,7 @@
 import type { StateSection } from '../events/state.ts';
 import { alertWords } from './queries.ts';
 
-export const alertWordsSection: StateSection = {
+export const alertWordsSection: StateSection<{ alert_words: string[] }> = {
   types: ['alert_words'],
   async fetch({ svc, user }) {
     return { alert_words: user ? await alertWords(svc.db, user.id) : [] };

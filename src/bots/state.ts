@@ -6,7 +6,7 @@ import type { StateSection } from '../events/state.ts';
 import { administeredBots } from './queries.ts';
 import { formatBots, type ApiBot } from './format.ts';
 
-export const realmBotsSection: StateSection = {
+export const realmBotsSection: StateSection<{ realm_bots: ApiBot[] }> = {
   types: ['realm_bot'],
   async fetch(ctx) {
     if (!ctx.user) return { realm_bots: [] };
@@ -14,7 +14,7 @@ export const realmBotsSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'realm_bot' || !state.realm_bots) return;
-    const bots = state.realm_bots as ApiBot[];
+    const bots = state.realm_bots;
     const change = event.bot;
     const index = bots.findIndex((b) => b.user_id === change.user_id);
     if (event.op === 'add') {
@@ -28,7 +28,7 @@ export const realmBotsSection: StateSection = {
   },
 };
 
-export const realmEmbeddedBotsSection: StateSection = {
+export const realmEmbeddedBotsSection: StateSection<{ realm_embedded_bots: never[] }> = {
   types: ['realm_embedded_bots'],
   async fetch() {
     return { realm_embedded_bots: [] };

@@ -9,7 +9,7 @@ import { formatChannels, personalSettings, type ApiChannel } from './format.ts';
 import { channelAudience, defaultChannelIds, subscriberIds } from './queries.ts';
 import { ROLE } from '../users/roles.ts';
 import { userSettings } from '../users/settings.ts';
-import type { ServerEvent } from '../events/types.ts';
+import type { Hidden, ServerEvent } from '../events/types.ts';
 import type { ActionContext } from '../db/transact.ts';
 
 /** A user's notification defaults, which `null` (inherit) subscription settings mean. */
@@ -56,7 +56,7 @@ export async function emitChannelsCreated(
     if (audience.length === 0) continue;
     const object = formatted.get(channel.id)!;
     const present = subscribers?.get(channel.id) ?? [];
-    const hidden = channel.is_archived ? { channel_archived: true } : {};
+    const hidden: Hidden = channel.is_archived ? { channel_archived: true } : {};
     const shown = { ...object, subscriber_count: object.subscriber_count - present.length };
     emit(realm.id, { type: 'stream', op: 'create', streams: [shown] }, audience, { hidden });
     if (present.length > 0) emit(realm.id, { type: 'subscription', op: 'peer_add', stream_ids: [channel.id], user_ids: present }, audience, { hidden });
@@ -85,12 +85,11 @@ export async function emitChannelUpdate(
   const { svc, tx, emit, realm } = ctx;
   const users = audience ?? (await channelAudience(tx, realm, channel));
   const event: ServerEvent = { type: 'stream', op: 'update', stream_id: channel.id, name: channel.name, property, value, ...extra };
-  const hidden: Record<string, unknown> = {};
+  const hidden: Hidden = {};
   // Clients that do not know archived channels learn of an archiving as a deletion, and of nothing after it.
   if (property === 'is_archived') {
     // An unarchived channel reappears empty; its subscribers follow (see emitUnarchived).
-    hidden.streams =
-      value === true ? [{ stream_id: channel.id }] : [{ ...(await formatChannels(svc, tx, realm, [channel])).get(channel.id), subscriber_count: 0 }];
+    if (value === false) hidden.streams = [{ ...(await formatChannels(svc, tx, realm, [channel])).get(channel.id)!, subscriber_count: 0 }];
   } else if (channel.is_archived) {
     hidden.channel_archived = true;
   }
@@ -101,7 +100,7 @@ export async function emitChannelUpdate(
 export async function emitSubscriptionsAdded(
   ctx: ActionContext<Hooked>,
   added: { user: User; channel: Channel; sub: Subscription }[],
-  extraHidden: Record<string, unknown> = {},
+  extraHidden: Hidden = {},
 ): Promise<void> {
   const { svc, tx, emit, realm } = ctx;
   if (added.length === 0) return;
@@ -153,7 +152,7 @@ export async function emitPeerChanges(
  */
 export async function emitUnarchived(ctx: ActionContext<Hooked>, channel: Channel): Promise<void> {
   const { tx, emit, realm } = ctx;
-  const legacyOnly = { only_without_capability: 'archived_channels' };
+  const legacyOnly: Hidden = { only_without_capability: 'archived_channels' };
   const subscribers = (await subscriberIds(tx, [channel.id])).get(channel.id)!;
   const audience = await channelAudience(tx, realm, channel);
   // The channel came back empty (stream/create): first its subscribers, then each user's own story.
@@ -187,7 +186,7 @@ async function replayFormerSubscriptions(
   channel: Channel,
   subscribers: number[],
   audience: number[],
-  hidden: Record<string, unknown>,
+  hidden: Hidden,
 ): Promise<void> {
   const { svc, tx, emit, realm } = ctx;
   const former = await tx

@@ -55,7 +55,7 @@ const PARTIAL_THRESHOLD = 250;
 const RECENT_DAYS = 14;
 
 async function subscriberLists(db: Executor, channelIds: number[], mode: SubscriberMode) {
-  const lists = new Map<number, Record<string, number[]>>();
+  const lists = new Map<number, SubscriberList>();
   if (mode === false) return lists;
   const full = await subscriberIds(db, channelIds);
   let recent: Set<number> | undefined;
@@ -84,10 +84,16 @@ async function recentlyActive(db: Executor, channelIds: number[]): Promise<Set<n
   return new Set(rows.map((r) => r.id));
 }
 
+/** A channel's subscribers, all or (include_subscribers=partial, large channels) the recently active. */
+type SubscriberList = { subscribers: number[]; partial_subscribers?: never } | { partial_subscribers: number[]; subscribers?: never };
+
+/** A channel as register and GET /users/me/subscriptions list it: with the user's settings, and subscribers if asked. */
+export type ListedChannel = ApiChannel & { subscribers?: number[]; partial_subscribers?: number[] };
+
 export interface SubscriptionData {
-  subscriptions: Record<string, unknown>[];
-  unsubscribed: Record<string, unknown>[];
-  never_subscribed: Record<string, unknown>[];
+  subscriptions: ListedChannel[];
+  unsubscribed: ListedChannel[];
+  never_subscribed: ListedChannel[];
 }
 
 /**

@@ -2,21 +2,29 @@
 // never_subscribed), `stream` (streams) and `default_streams`, and how each
 // channel event updates them.
 
-import { once, type RegisterContext, type State, type StateSection } from '../events/state.ts';
+import { once, type RegisterContext, type StateSection } from '../events/state.ts';
 import type { StreamEvent, SubscriptionEvent } from './events.ts';
 import { hasMetadataAccess, type ChannelViewer } from './access.ts';
 import { registerSystemGroupIds, viewerGroupIds } from '../user_groups/group-setting.ts';
 import { isGuest } from '../users/roles.ts';
-import { subscriptionData } from './listing.ts';
+import { subscriptionData, type ListedChannel, type SubscriptionData } from './listing.ts';
 import { notificationDefaults } from './events.ts';
 import { compareByName, formatChannels, type ApiChannel } from './format.ts';
 import type { Channel } from './tables.ts';
 import { defaultChannelIds, listChannels, ownSubscriptions } from './queries.ts';
 
-type Entry = Record<string, any>;
+type Entry = ListedChannel;
 const LISTS = ['subscriptions', 'unsubscribed', 'never_subscribed'] as const;
 
-export const subscriptionSection: StateSection = {
+/** Either section's lists: the subscription section's three, the stream section's `streams`. */
+type Lists = Partial<SubscriptionData & StreamsState>;
+type ListKey = keyof Lists;
+
+interface StreamsState {
+  streams: ApiChannel[];
+}
+
+export const subscriptionSection: StateSection<SubscriptionData> = {
   types: ['subscription'],
   async fetch(ctx) {
     if (!ctx.user) return { subscriptions: [], unsubscribed: [], never_subscribed: [] };
@@ -34,7 +42,7 @@ export const subscriptionSection: StateSection = {
   },
 };
 
-export const streamSection: StateSection = {
+export const streamSection: StateSection<StreamsState> = {
   types: ['stream'],
   async fetch(ctx) {
     const channels = await channelsOf(ctx);
@@ -60,7 +68,7 @@ export const streamSection: StateSection = {
   },
 };
 
-export const defaultChannelsSection: StateSection = {
+export const defaultChannelsSection: StateSection<{ realm_default_streams: number[] }> = {
   types: ['default_streams'],
   async fetch(ctx) {
     // Guests and spectators cannot see every default channel: as the reference, they hear of none.
@@ -106,15 +114,15 @@ function addToCount(list: Entry[] | undefined, streamId: number, delta: number):
   if (entry) entry.subscriber_count += delta;
 }
 
-function removeFrom(state: State, key: string, streamIds: Set<number>): Entry[] {
-  const list = (state[key] ?? []) as Entry[];
+function removeFrom(state: Lists, key: ListKey, streamIds: Set<number>): Entry[] {
+  const list = state[key] ?? [];
   const removed = list.filter((e) => streamIds.has(e.stream_id));
   state[key] = list.filter((e) => !streamIds.has(e.stream_id));
   return removed;
 }
 
-function insertSorted(state: State, key: string, entry: Entry): void {
-  const list = ((state[key] ?? []) as Entry[]).filter((e) => e.stream_id !== entry.stream_id);
+function insertSorted(state: Lists, key: ListKey, entry: Entry): void {
+  const list = (state[key] ?? []).filter((e) => e.stream_id !== entry.stream_id);
   list.push(entry);
   list.sort(compareByName);
   state[key] = list;
@@ -127,7 +135,7 @@ function withSubscribers(entry: Entry, subscribers: number[] | undefined, ctx: R
   return { ...rest, subscribers };
 }
 
-function applySubscriptionEvent(state: State, event: SubscriptionEvent, ctx: RegisterContext): void {
+function applySubscriptionEvent(state: SubscriptionData, event: SubscriptionEvent, ctx: RegisterContext): void {
   switch (event.op) {
     case 'add':
       for (const sub of event.subscriptions) {
@@ -141,7 +149,7 @@ function applySubscriptionEvent(state: State, event: SubscriptionEvent, ctx: Reg
       for (const { stream_id } of event.subscriptions) {
         for (const entry of removeFrom(state, 'subscriptions', new Set([stream_id]))) {
           entry.subscriber_count -= 1;
-          if (entry.subscribers) entry.subscribers = entry.subscribers.filter((id: number) => id !== ctx.user?.id);
+          if (entry.subscribers) entry.subscribers = entry.subscribers.filter((id) => id !== ctx.user?.id);
           insertSorted(state, 'unsubscribed', entry);
         }
       }
@@ -159,10 +167,10 @@ function applySubscriptionEvent(state: State, event: SubscriptionEvent, ctx: Reg
           if (!entry) continue;
           const ids = event.user_ids;
           const list = entry.subscribers ? 'subscribers' : entry.partial_subscribers ? 'partial_subscribers' : undefined;
-          const before = new Set<number>(list ? entry[list] : []);
+          const current = (list && entry[list]) || [];
+          const before = new Set(current);
           if (list) {
-            entry[list] =
-              event.op === 'peer_add' ? [...new Set([...entry[list], ...ids])].sort((a, b) => a - b) : entry[list].filter((id: number) => !ids.includes(id));
+            entry[list] = event.op === 'peer_add' ? [...new Set([...current, ...ids])].sort((a, b) => a - b) : current.filter((id) => !ids.includes(id));
           }
           const changed = list ? ids.filter((id) => (event.op === 'peer_add' ? !before.has(id) : before.has(id))).length : ids.length;
           entry.subscriber_count += event.op === 'peer_add' ? changed : -changed;
@@ -182,7 +190,7 @@ function applyUpdate(entry: Entry, event: Extract<StreamEvent, { op: 'update' }>
   }
 }
 
-function applyStreamEvent(state: State, event: StreamEvent, keys: readonly string[], ctx: RegisterContext): void {
+function applyStreamEvent(state: Lists, event: StreamEvent, keys: readonly ListKey[], ctx: RegisterContext): void {
   if (event.op === 'create') {
     for (const channel of event.streams) {
       if (keys.includes('streams')) insertSorted(state, 'streams', channel);

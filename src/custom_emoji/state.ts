@@ -2,9 +2,9 @@
 
 import type { StateSection } from '../events/state.ts';
 import { listCustomEmoji } from './queries.ts';
-import { emojiDict } from './format.ts';
+import { emojiDict, type ApiRealmEmoji } from './format.ts';
 
-export const realmEmojiSection: StateSection = {
+export const realmEmojiSection: StateSection<{ realm_emoji: Record<string, ApiRealmEmoji> }> = {
   types: ['realm_emoji'],
   async fetch(ctx) {
     return { realm_emoji: emojiDict(await listCustomEmoji(ctx.svc.db, ctx.realm.id)) };

@@ -3,10 +3,15 @@
 
 import type { StateSection } from '../events/state.ts';
 import { listFields } from './queries.ts';
-import { formatField } from './format.ts';
+import { formatField, type ApiCustomProfileField } from './format.ts';
 import { CUSTOM_PROFILE_FIELD_TYPES } from './field-types.ts';
 
-export const customProfileFieldsSection: StateSection = {
+interface FieldsState {
+  custom_profile_fields: ApiCustomProfileField[];
+  custom_profile_field_types: typeof CUSTOM_PROFILE_FIELD_TYPES;
+}
+
+export const customProfileFieldsSection: StateSection<FieldsState> = {
   types: ['custom_profile_fields'],
   async fetch({ svc, realm, user }) {
     // Spectators see no profiles.

@@ -6,14 +6,14 @@ import { formatDraft, newestFirst, type ApiDraft } from './format.ts';
 
 export const MAX_DRAFTS_IN_REGISTER = 1000;
 
-export const draftsSection: StateSection = {
+export const draftsSection: StateSection<{ drafts: ApiDraft[] }> = {
   types: ['drafts'],
   async fetch(ctx) {
     if (!ctx.user) return { drafts: [] };
     return { drafts: (await listDrafts(ctx.svc.db, ctx.user.id, MAX_DRAFTS_IN_REGISTER)).map(formatDraft) };
   },
   apply(state, event) {
-    let drafts = state.drafts as ApiDraft[];
+    let drafts = state.drafts;
     if (event.type === 'drafts') {
       if (event.op === 'add' || event.op === 'update') {
         const incoming = event.op === 'add' ? event.drafts : [event.draft];

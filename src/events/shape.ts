@@ -3,12 +3,8 @@
 // `client_svcavatar` and the client capabilities, spec "Events" 5 and digest
 // 3.2). Domains emit one event and never look at capabilities.
 
-import type { Capability, EventQueue } from './queue.ts';
-import type { Notice, ServerEvent } from './types.ts';
-import type { ApiChannel } from '../channels/format.ts';
-import type { ApiUserGroup } from '../user_groups/format.ts';
-import type { ModernPresence } from '../presence/format.ts';
-import type { LegacySettingsEvent } from '../users/events.ts';
+import type { EventQueue } from './queue.ts';
+import type { Hidden, Notice, ServerEvent } from './types.ts';
 import { narrowMatches } from './narrow.ts';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
@@ -25,7 +21,7 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
   // Most events reach many queues: skip the work for those that do not want them.
   if (event.type !== 'user_settings' && !accepts(queue, event.type)) return [];
   // Events that only stand in for what a capability would have said (e.g. an unarchiving).
-  const legacyOnly = hidden.only_without_capability as Capability | undefined;
+  const legacyOnly = hidden.only_without_capability;
   if (legacyOnly && caps[legacyOnly]) return [];
   // Clients that do not know archived channels hear nothing about them.
   if (hidden.channel_archived === true && !caps.archived_channels) return [];
@@ -73,7 +69,7 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
     case 'user_group': {
       if (caps.include_deactivated_groups) break;
       if (event.op === 'update' && event.data.deactivated === true) out = [{ type: 'user_group', op: 'remove', group_id: event.group_id }];
-      else if (event.op === 'update' && event.data.deactivated === false) out = [{ type: 'user_group', op: 'add', group: hidden.group as ApiUserGroup }];
+      else if (event.op === 'update' && event.data.deactivated === false) out = [{ type: 'user_group', op: 'add', group: hidden.group! }];
       else if (hidden.group_deactivated === true) return [];
       break;
     }
@@ -82,14 +78,14 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
       if (event.op === 'update' && event.property === 'is_archived') {
         out =
           event.value === true
-            ? [{ type: 'stream', op: 'delete', streams: hidden.streams as { stream_id: number }[], stream_ids: [event.stream_id] }]
-            : [{ type: 'stream', op: 'create', streams: hidden.streams as ApiChannel[] }];
+            ? [{ type: 'stream', op: 'delete', streams: [{ stream_id: event.stream_id }], stream_ids: [event.stream_id] }]
+            : [{ type: 'stream', op: 'create', streams: hidden.streams! }];
       }
       break;
     }
     case 'subscription': {
       if (event.op === 'add' && !caps.notification_settings_null && hidden.notification_defaults) {
-        const defaults = hidden.notification_defaults as Record<string, boolean>;
+        const defaults = hidden.notification_defaults;
         const subs = event.subscriptions.map((s) => {
           const copy: Record<string, unknown> & typeof s = { ...s };
           for (const [k, v] of Object.entries(defaults)) if (copy[k] === null) copy[k] = v;
@@ -101,7 +97,7 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
     }
     case 'presence': {
       if (caps.simplified_presence_events) {
-        out = [{ type: 'presence', presences: hidden.presences as Record<string, ModernPresence> }];
+        out = [{ type: 'presence', presences: hidden.presences! }];
       } else if (o.slimPresence && 'email' in event) {
         // The slim form: no email (an event type of its own in the reference's terms).
         const { email: _email, ...rest } = event;
@@ -111,7 +107,7 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
     }
     case 'user_settings': {
       // Clients from before the settings object also get the legacy event.
-      if (!caps.user_settings_object && hidden.legacy) out.push(hidden.legacy as LegacySettingsEvent);
+      if (!caps.user_settings_object && hidden.legacy) out.push(hidden.legacy);
       break;
     }
   }
@@ -129,8 +125,8 @@ function accepts(queue: EventQueue, type: string): boolean {
 }
 
 /** With client_svcavatar the client derives provider avatars itself, where it can see the email. */
-function nullAvatarIfComputable(clientSvcavatar: boolean, userId: number, hidden: Record<string, unknown>, target: Record<string, unknown>) {
-  const nullable = hidden.avatar_nullable_for as 'all' | number[] | undefined;
+function nullAvatarIfComputable(clientSvcavatar: boolean, userId: number, hidden: Hidden, target: Record<string, unknown>) {
+  const nullable = hidden.avatar_nullable_for;
   if (!clientSvcavatar || nullable === undefined) return;
   if (nullable === 'all' || nullable.includes(userId)) target.avatar_url = null;
 }

@@ -9,7 +9,8 @@ import type { User } from '../users/tables.ts';
 import type { Capabilities } from './queue.ts';
 import type { ServerEvent } from './types.ts';
 
-export type State = Record<string, any>;
+/** The whole state: every selected section's part, side by side (their keys do not overlap). */
+export type State = Record<string, unknown>;
 
 export interface RegisterContext {
   svc: Services;
@@ -27,14 +28,20 @@ export interface RegisterContext {
   cache: Map<string, unknown>;
 }
 
-export interface StateSection {
+/**
+ * One domain's part of the state, of shape S. The list of every section
+ * (sections.ts) holds them as `StateSection` (S = object): `apply` is a method,
+ * so a section of any S is one. That holds because register hands each section
+ * the whole state, in which the part its own fetch returned sits unchanged.
+ */
+export interface StateSection<S extends object = object> {
   /** fetch_event_types that select the section (any of them). */
   types: readonly string[];
   /** Every one of `types` is needed (unread_msgs wants message and update_message_flags). */
   requireAll?: boolean;
-  fetch(ctx: RegisterContext): Promise<State>;
-  /** Brings a fetched state up to date with one event; must tolerate events already reflected. */
-  apply?(state: State, event: ServerEvent, ctx: RegisterContext): void;
+  fetch(ctx: RegisterContext): Promise<S>;
+  /** Brings a fetched part up to date with one event; must tolerate events already reflected. */
+  apply?(state: S, event: ServerEvent, ctx: RegisterContext): void;
 }
 
 /**

@@ -2,7 +2,14 @@
 import type { StateSection } from '../events/state.ts';
 import { INTEGRATIONS } from './index.ts';
 
-export const incomingWebhookBotsSection: StateSection = {
+interface IncomingWebhookBot {
+  name: string;
+  display_name: string;
+  all_event_types: string[] | null;
+  config_options: never[];
+}
+
+export const incomingWebhookBotsSection: StateSection<{ realm_incoming_webhook_bots: IncomingWebhookBot[] }> = {
   types: ['realm_incoming_webhook_bots'],
   async fetch() {
     return {

@@ -4,8 +4,9 @@
 
 import type { StateSection } from '../events/state.ts';
 import { listLinkifiers } from './queries.ts';
+import type { Linkifier } from '../markdown/index.ts';
 
-export const linkifiersSection: StateSection = {
+export const linkifiersSection: StateSection<{ realm_linkifiers: Linkifier[] }> = {
   types: ['realm_linkifiers'],
   async fetch(ctx) {
     if (!ctx.capabilities.linkifier_url_template) return { realm_linkifiers: [] };
@@ -18,7 +19,7 @@ export const linkifiersSection: StateSection = {
 };
 
 /** Format-string linkifiers are gone; clients that still ask get none. */
-export const realmFiltersSection: StateSection = {
+export const realmFiltersSection: StateSection<{ realm_filters: never[] }> = {
   types: ['realm_filters'],
   async fetch() {
     return { realm_filters: [] };

@@ -62,8 +62,13 @@ export interface UpdateMessageFlagsEvent {
   messages: number[];
   all: boolean;
   /** Marking unread: what clients need to put the messages back into their unread counts. */
-  message_details?: Record<string, Record<string, unknown>>;
+  message_details?: Record<string, MessageDetail>;
 }
+
+/** Where a message marked unread is, and whether it is listed among the mentions. */
+export type MessageDetail = ({ type: 'stream'; stream_id: number; topic: string; unmuted_stream_msg: boolean } | { type: 'private'; user_ids: number[] }) & {
+  mentioned?: true;
+};
 
 export interface ReactionEvent {
   type: 'reaction';

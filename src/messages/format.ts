@@ -15,14 +15,15 @@ import type { TopicLink } from '../markdown/index.ts';
 import { flagNames, HISTORICAL_FLAGS } from './flags/flags.ts';
 import { submessagesOf, type ApiSubmessage } from './submessages/submessages.ts';
 
-export interface ApiMessage extends Record<string, unknown> {
+interface ApiMessageBase extends Record<string, unknown> {
   id: number;
-  type: 'stream' | 'private';
   subject: string;
   sender_id: number;
-  stream_id?: number;
-  display_recipient: string | { id: number }[];
 }
+
+/** A channel message names its channel; a direct message its participants. */
+export type ApiMessage = ApiMessageBase &
+  ({ type: 'stream'; stream_id: number; display_recipient: string } | { type: 'private'; stream_id?: undefined; display_recipient: { id: number }[] });
 
 export interface FormatOptions {
   /** Who is looking: decides avatars and flags. Null for a spectator. */
@@ -133,6 +134,10 @@ export async function formatMessages(
     const sender = senderById.get(m.sender_id)!;
     const isChannel = m.channel_id !== null;
     const subject = isChannel && m.topic === '' && !opts.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : m.topic;
+    const recipient =
+      m.channel_id !== null
+        ? { display_recipient: channelName.get(m.channel_id)!, type: 'stream' as const, stream_id: m.channel_id }
+        : { display_recipient: displayDm.get(m.recipient_id)!, type: 'private' as const };
     const message: ApiMessage = {
       id: m.id,
       sender_id: m.sender_id,
@@ -148,9 +153,7 @@ export async function formatMessages(
       sender_full_name: sender.full_name,
       sender_email: sender.email,
       sender_realm_str: realm.string_id,
-      display_recipient: isChannel ? channelName.get(m.channel_id!)! : displayDm.get(m.recipient_id)!,
-      type: isChannel ? 'stream' : 'private',
-      ...(isChannel ? { stream_id: m.channel_id! } : {}),
+      ...recipient,
       avatar_url: avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar),
       content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
     };

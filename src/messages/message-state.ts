@@ -8,14 +8,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { StateSection } from '../events/state.ts';
-import type { DeleteMessageEvent } from './events.ts';
 import { FLAG_BITS } from './flags/flags.ts';
-import { SubscriptionTracker, type EventMessage } from './state-support.ts';
-
-/** Ids of messages a `delete_message` event removes (bulk form or one per event). */
-function deletedIds(event: DeleteMessageEvent): number[] {
-  return event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
-}
+import { deletedIds, SubscriptionTracker } from './state-support.ts';
 
 const byId = (a: number, b: number) => a - b;
 
@@ -32,7 +26,7 @@ interface MaxIdCache {
 
 const MAX_ID_KEY = 'messages.max_id';
 
-export const maxMessageIdSection: StateSection = {
+export const maxMessageIdSection: StateSection<{ max_message_id: number }> = {
   types: ['message'],
   async fetch(ctx) {
     if (!ctx.user) return { max_message_id: -1 };
@@ -49,13 +43,13 @@ export const maxMessageIdSection: StateSection = {
     if (!cache || !ctx.user) return;
     if (event.type === 'subscription') cache.subscriptions.apply(event);
     if (event.type === 'message') {
-      const message = event.message as EventMessage;
+      const { message } = event;
       if (!cache.subscriptions.received(message, ctx.user.id) || cache.ids.includes(message.id)) return;
       cache.ids.push(message.id);
       cache.ids.sort(byId);
     } else if (event.type === 'update_message_flags' || (event.type === 'reaction' && event.op === 'add' && event.user_id === ctx.user.id)) {
       // A message a flag event lists, or the user reacted to, has a copy now: starring or reacting to history stores one.
-      const ids = event.type === 'reaction' ? [event.message_id as number] : (event.messages as number[]);
+      const ids = event.type === 'reaction' ? [event.message_id] : event.messages;
       const added = ids.filter((id) => !cache.ids.includes(id));
       if (added.length === 0) return;
       cache.ids.push(...added);
@@ -85,19 +79,19 @@ export async function starredMessageIds(db: Executor, userId: number): Promise<n
   return rows.map((r) => r.message_id);
 }
 
-export const starredMessagesSection: StateSection = {
+export const starredMessagesSection: StateSection<{ starred_messages: number[] }> = {
   types: ['starred_messages'],
   async fetch(ctx) {
     return { starred_messages: ctx.user ? await starredMessageIds(ctx.svc.db, ctx.user.id) : [] };
   },
   apply(state, event) {
     if (event.type === 'update_message_flags' && event.flag === 'starred') {
-      const ids = event.messages as number[];
-      const current: number[] = state.starred_messages;
+      const ids = event.messages;
+      const current = state.starred_messages;
       state.starred_messages = event.op === 'add' ? [...new Set([...current, ...ids])].sort(byId) : current.filter((id) => !ids.includes(id));
     } else if (event.type === 'delete_message') {
       const gone = new Set(deletedIds(event));
-      state.starred_messages = (state.starred_messages as number[]).filter((id) => !gone.has(id));
+      state.starred_messages = state.starred_messages.filter((id) => !gone.has(id));
     }
   },
 };
@@ -115,7 +109,12 @@ interface RecentCache {
 
 const RECENT_KEY = 'messages.recent_private_conversations';
 
-function conversationList(cache: RecentCache): { max_message_id: number; user_ids: number[] }[] {
+interface RecentConversation {
+  max_message_id: number;
+  user_ids: number[];
+}
+
+function conversationList(cache: RecentCache): RecentConversation[] {
   return [...cache.conversations.values()]
     .sort((a, b) => b.max_message_id - a.max_message_id)
     .map((c) => ({ max_message_id: c.max_message_id, user_ids: c.user_ids }));
@@ -129,7 +128,7 @@ function addDirectMessage(cache: RecentCache, id: number, others: number[]): voi
   else cache.conversations.set(key, { user_ids: others, max_message_id: id });
 }
 
-export const recentConversationsSection: StateSection = {
+export const recentConversationsSection: StateSection<{ recent_private_conversations: RecentConversation[] }> = {
   types: ['recent_private_conversations'],
   async fetch(ctx) {
     if (!ctx.user) return { recent_private_conversations: [] };
@@ -153,9 +152,9 @@ export const recentConversationsSection: StateSection = {
     if (!cache || !ctx.user) return;
     const userId = ctx.user.id;
     if (event.type === 'message') {
-      const message = event.message as EventMessage;
+      const { message } = event;
       if (message.type !== 'private') return;
-      const others = (message.display_recipient as { id: number }[])
+      const others = message.display_recipient
         .map((u) => u.id)
         .filter((id) => id !== userId)
         .sort(byId);

@@ -4,15 +4,12 @@
 import type { RegisterContext } from '../events/state.ts';
 import { ownSubscriptions } from '../channels/queries.ts';
 import type { ServerEvent } from '../events/types.ts';
+import type { ApiMessage } from './format.ts';
+import type { DeleteMessageEvent } from './events.ts';
 
-/** The fields of a `message` event's message that the sections read. */
-export interface EventMessage {
-  id: number;
-  type: 'stream' | 'private';
-  sender_id: number;
-  stream_id?: number;
-  subject: string;
-  display_recipient: string | { id: number }[];
+/** Ids of messages a `delete_message` event removes (bulk form or one per event). */
+export function deletedIds(event: DeleteMessageEvent): number[] {
+  return event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
 }
 
 export { intArray } from '../db/ids.ts';
@@ -43,7 +40,7 @@ export class SubscriptionTracker {
 
   apply(event: ServerEvent): void {
     if (event.type !== 'subscription' || (event.op !== 'add' && event.op !== 'remove')) return;
-    for (const { stream_id } of event.subscriptions as { stream_id: number }[]) {
+    for (const { stream_id } of event.subscriptions) {
       if (event.op === 'add') {
         this.subscribed.add(stream_id);
         this.left.delete(stream_id);
@@ -60,12 +57,12 @@ export class SubscriptionTracker {
    * gives no copy to an unsubscribed sender (an all_public_streams queue still
    * hears of it).
    */
-  received(message: EventMessage, _userId: number): boolean {
-    return message.type === 'private' || this.subscribed.has(message.stream_id!);
+  received(message: ApiMessage, _userId: number): boolean {
+    return message.type === 'private' || this.subscribed.has(message.stream_id);
   }
 
   /** Whether such a copy can be among the unread (not in a channel the user left). */
-  holdsUnread(message: EventMessage, userId: number): boolean {
-    return this.received(message, userId) && (message.type === 'private' || !this.left.has(message.stream_id!));
+  holdsUnread(message: ApiMessage, userId: number): boolean {
+    return this.received(message, userId) && (message.type === 'private' || !this.left.has(message.stream_id));
   }
 }

@@ -4,7 +4,7 @@ import type { StateSection } from '../events/state.ts';
 import { listNavigationViews } from './queries.ts';
 import { formatNavigationView, type ApiNavigationView } from './format.ts';
 
-export const navigationViewsSection: StateSection = {
+export const navigationViewsSection: StateSection<{ navigation_views: ApiNavigationView[] }> = {
   types: ['navigation_views'],
   async fetch(ctx) {
     if (!ctx.user) return { navigation_views: [] };
@@ -12,7 +12,7 @@ export const navigationViewsSection: StateSection = {
   },
   apply(state, event) {
     if (event.type !== 'navigation_view') return;
-    const views = state.navigation_views as ApiNavigationView[];
+    const views = state.navigation_views;
     if (event.op === 'add') {
       const view = event.navigation_view;
       if (!views.some((v) => v.fragment === view.fragment)) views.push(view);

@@ -52,13 +52,20 @@ export function legacyClientPresence(row: PresenceRow): LegacyClientPresence {
 }
 
 /** The legacy entry: the one client ("website") and the same data as `aggregated`. */
-export function legacyPresence(website: LegacyClientPresence): Record<string, unknown> {
+export interface LegacyPresence {
+  aggregated: Pick<LegacyClientPresence, 'client' | 'status' | 'timestamp'>;
+  website: LegacyClientPresence;
+}
+
+export function legacyPresence(website: LegacyClientPresence): LegacyPresence {
   return { aggregated: { client: website.client, status: website.status, timestamp: website.timestamp }, website };
 }
 
 /** Keyed by user id in the modern format, or by API email in the legacy one. */
-export function presenceDict(rows: PresenceRow[], modern: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export type Presences = Record<string, ModernPresence | LegacyPresence>;
+
+export function presenceDict(rows: PresenceRow[], modern: boolean): Presences {
+  const out: Presences = {};
   for (const row of rows) {
     if (modern) out[String(row.user_id)] = modernPresence(row);
     else out[row.email] = legacyPresence(legacyClientPresence(row));

@@ -2,11 +2,12 @@
 // `server_timestamp`. Presence is kept current by polling; events only bring
 // users who come online (digest 3.3), and the entries of users who leave.
 
-import type { RegisterContext, State, StateSection } from '../events/state.ts';
+import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { PresenceEvent } from './actions.ts';
+import type { Person } from '../users/events.ts';
 import { visiblePresenceRows } from './queries.ts';
 import { viewerAccess } from '../users/queries.ts';
-import { legacyPresence, presenceDict } from './format.ts';
+import { legacyPresence, presenceDict, type Presences } from './format.ts';
 
 /** Clients that take simplified presence events get the modern format (keyed by user id). */
 const isModern = (ctx: RegisterContext) => ctx.slimPresence || ctx.capabilities.simplified_presence_events;
@@ -15,7 +16,7 @@ interface Cache {
   /** The API email of each user with an entry (legacy entries are keyed by it). */
   emails: Map<number, string>;
   /** Entries of deactivated users, back if they are reactivated. */
-  hidden: Map<number, unknown>;
+  hidden: Map<number, Presences[string]>;
 }
 
 function cacheOf(ctx: RegisterContext): Cache {
@@ -24,7 +25,14 @@ function cacheOf(ctx: RegisterContext): Cache {
   return cache;
 }
 
-export const presenceSection: StateSection = {
+interface PresenceState {
+  presences: Presences;
+  server_timestamp: number;
+  /** Not for spectators. */
+  presence_last_update_id?: number;
+}
+
+export const presenceSection: StateSection<PresenceState> = {
   types: ['presence'],
   async fetch(ctx) {
     // Spectators see nobody's presence.
@@ -41,16 +49,16 @@ export const presenceSection: StateSection = {
   },
   apply(state, event, ctx) {
     if (event.type === 'presence') applyPresence(state, event, ctx);
-    else if (event.type === 'realm_user' && event.op === 'update') applyUserChange(state, event.person as Record<string, unknown>, ctx);
+    else if (event.type === 'realm_user' && event.op === 'update') applyUserChange(state, event.person, ctx);
     // A user the viewer no longer may see: their presence goes too.
-    else if (event.type === 'realm_user' && event.op === 'remove') forgetUser(state, (event.person as { user_id: number }).user_id, ctx);
+    else if (event.type === 'realm_user' && event.op === 'remove') forgetUser(state, event.person.user_id, ctx);
     // Presence turned off for the organization: nobody's is shown (turned back on, clients poll).
     else if (event.type === 'realm' && event.op === 'update' && event.property === 'presence_disabled' && event.value === true) state.presences = {};
   },
 };
 
-function applyPresence(state: State, event: PresenceEvent, ctx: RegisterContext): void {
-  const presences = state.presences as Record<string, unknown>;
+function applyPresence(state: PresenceState, event: PresenceEvent, ctx: RegisterContext): void {
+  const { presences } = state;
   if ('presences' in event) {
     // Simplified events: modern entries keyed by user id, as the state is.
     Object.assign(presences, event.presences);
@@ -60,7 +68,9 @@ function applyPresence(state: State, event: PresenceEvent, ctx: RegisterContext)
   if (isModern(ctx)) {
     // Slim clients with legacy events: the event tells only the newest of the two times.
     const key = String(event.user_id);
-    const previous = presences[key] as { active_timestamp: number; idle_timestamp: number } | undefined;
+    const entry = presences[key];
+    // Slim clients' entries are all of the modern form.
+    const previous = entry && 'active_timestamp' in entry ? entry : undefined;
     presences[key] =
       website.status === 'active'
         ? { active_timestamp: website.timestamp, idle_timestamp: Math.max(website.timestamp, previous?.idle_timestamp ?? 0) }
@@ -71,9 +81,9 @@ function applyPresence(state: State, event: PresenceEvent, ctx: RegisterContext)
   presences[event.email] = legacyPresence(website);
 }
 
-function applyUserChange(state: State, person: Record<string, unknown>, ctx: RegisterContext): void {
-  const presences = state.presences as Record<string, unknown>;
-  const userId = person.user_id as number;
+function applyUserChange(state: PresenceState, person: Person, ctx: RegisterContext): void {
+  const { presences } = state;
+  const userId = person.user_id;
   const cache = cacheOf(ctx);
   const key = isModern(ctx) ? String(userId) : cache.emails.get(userId);
   if (typeof person.new_email === 'string' && !isModern(ctx)) {
@@ -88,12 +98,12 @@ function applyUserChange(state: State, person: Record<string, unknown>, ctx: Reg
     cache.hidden.set(userId, presences[key]);
     delete presences[key];
   } else if (person.is_active === true && key !== undefined && cache.hidden.has(userId)) {
-    presences[key] = cache.hidden.get(userId);
+    presences[key] = cache.hidden.get(userId)!;
     cache.hidden.delete(userId);
   }
 }
 
-function forgetUser(state: State, userId: number, ctx: RegisterContext): void {
+function forgetUser(state: PresenceState, userId: number, ctx: RegisterContext): void {
   const key = isModern(ctx) ? String(userId) : cacheOf(ctx).emails.get(userId);
-  if (key !== undefined) delete (state.presences as Record<string, unknown>)[key];
+  if (key !== undefined) delete state.presences[key];
 }

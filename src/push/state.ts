@@ -3,7 +3,9 @@
 import type { StateSection } from '../events/state.ts';
 import { pushDevicesOf } from './queries.ts';
 
-export const pushDevicesSection: StateSection = {
+type PushDevices = Awaited<ReturnType<typeof pushDevicesOf>>;
+
+export const pushDevicesSection: StateSection<{ push_devices: PushDevices }> = {
   types: ['push_device'],
   async fetch(ctx) {
     return { push_devices: ctx.user ? await pushDevicesOf(ctx.svc.db, ctx.user.id) : {} };

@@ -110,7 +110,10 @@ function legacyPolicies(values: Partial<Record<RealmPermission, GroupSettingValu
   return out;
 }
 
-export const realmSection: StateSection = {
+/** `realm_<setting>` for every setting, and the server's facts: keys made from the settings' names. */
+type RealmState = Record<string, unknown>;
+
+export const realmSection: StateSection<RealmState> = {
   types: ['realm'],
   async fetch(ctx) {
     const { svc, realm } = ctx;

@@ -2,16 +2,16 @@
 
 import type { StateSection } from '../events/state.ts';
 import { listSnippets } from './queries.ts';
-import { formatSnippet } from './format.ts';
+import { formatSnippet, type ApiSavedSnippet } from './format.ts';
 
-export const savedSnippetsSection: StateSection = {
+export const savedSnippetsSection: StateSection<{ saved_snippets: ApiSavedSnippet[] }> = {
   types: ['saved_snippets'],
   async fetch({ svc, realm, user }) {
     return { saved_snippets: user ? (await listSnippets(svc.db, realm.id, user.id)).map(formatSnippet) : [] };
   },
   apply(state, event) {
     if (event.type !== 'saved_snippets') return;
-    const list = state.saved_snippets as { id: number }[];
+    const list = state.saved_snippets;
     if (event.op === 'remove') {
       state.saved_snippets = list.filter((s) => s.id !== event.saved_snippet_id);
       return;

@@ -22,7 +22,7 @@ async function pending(ctx: RegisterContext, deliveryType: number): Promise<Sche
   return rows.filter((r) => r.delivery_type === deliveryType);
 }
 
-export const scheduledMessagesSection: StateSection = {
+export const scheduledMessagesSection: StateSection<{ scheduled_messages: ApiScheduledMessage[] }> = {
   types: ['scheduled_messages'],
   async fetch(ctx) {
     if (!ctx.user) return { scheduled_messages: [] };
@@ -32,11 +32,11 @@ export const scheduledMessagesSection: StateSection = {
     if (event.type !== 'scheduled_messages') return;
     const added = event.op === 'add' ? event.scheduled_messages : event.op === 'update' ? [event.scheduled_message] : [];
     const removed = event.op === 'remove' ? event.scheduled_message_id : undefined;
-    state.scheduled_messages = applyTo(state.scheduled_messages as ApiScheduledMessage[], (m) => m.scheduled_message_id, added, removed);
+    state.scheduled_messages = applyTo(state.scheduled_messages, (m) => m.scheduled_message_id, added, removed);
   },
 };
 
-export const remindersSection: StateSection = {
+export const remindersSection: StateSection<{ reminders: ApiReminder[] }> = {
   types: ['reminders'],
   async fetch(ctx) {
     if (!ctx.user) return { reminders: [] };
@@ -45,6 +45,6 @@ export const remindersSection: StateSection = {
   apply(state, event) {
     if (event.type !== 'reminders') return;
     const added = event.op === 'add' ? event.reminders : [];
-    state.reminders = applyTo(state.reminders as ApiReminder[], (m) => m.reminder_id, added, event.op === 'remove' ? event.reminder_id : undefined);
+    state.reminders = applyTo(state.reminders, (m) => m.reminder_id, added, event.op === 'remove' ? event.reminder_id : undefined);
   },
 };

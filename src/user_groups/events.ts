@@ -9,6 +9,7 @@
 // deactivated user belongs to nothing: clients drop them on the realm_user event.
 
 import type { ActionContext } from '../db/transact.ts';
+import type { Hidden } from '../events/types.ts';
 import type { ApiUserGroup } from './format.ts';
 import type { User } from '../users/tables.ts';
 import { activeUserIds } from '../users/queries.ts';
@@ -28,7 +29,7 @@ export type UserGroupEvent =
 /** A user_group event without its `type` (one per op: Omit alone would merge them). */
 type GroupEventBody = UserGroupEvent extends infer E ? (E extends UserGroupEvent ? Omit<E, 'type'> : never) : never;
 
-export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Record<string, unknown>) => void;
+export type GroupEventSender = (group: Pick<UserGroupRow, 'id' | 'deactivated'>, event: GroupEventBody, hidden?: Hidden) => void;
 
 /** Emits user_group events to the organization's active users (read once, for several events), or to `only`. */
 export async function groupEventSender(ctx: ActionContext<unknown>, only?: number[]): Promise<GroupEventSender> {
@@ -36,7 +37,7 @@ export async function groupEventSender(ctx: ActionContext<unknown>, only?: numbe
   const realmId = ctx.realm.id;
   const users = only ?? (await activeUserIds(tx, realmId));
   return (group, event, hidden = {}) => {
-    const all = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
+    const all: Hidden = group.deactivated ? { ...hidden, group_deactivated: true } : hidden;
     emit(realmId, { type: 'user_group', ...event }, users, Object.keys(all).length > 0 ? { hidden: all } : undefined);
   };
 }

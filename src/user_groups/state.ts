@@ -3,13 +3,17 @@
 // date by user_group events and by user deactivations (a deactivated user is a
 // member of nothing; the realm_user event says so).
 
-import type { State, StateSection } from '../events/state.ts';
+import type { StateSection } from '../events/state.ts';
 import type { UserGroupEvent } from './events.ts';
 import type { GroupSettingValue } from './group-setting.ts';
 import { listGroups, type ApiUserGroup } from './format.ts';
 import { GROUP_SETTING_NAMES } from './queries.ts';
 
-export const userGroupsSection: StateSection = {
+interface GroupsState {
+  realm_user_groups: ApiUserGroup[];
+}
+
+export const userGroupsSection: StateSection<GroupsState> = {
   types: ['realm_user_groups'],
   async fetch(ctx) {
     // Spectators see no groups: member lists are for members.
@@ -18,7 +22,6 @@ export const userGroupsSection: StateSection = {
     return { realm_user_groups: await listGroups(ctx.svc.db, ctx.realm.id, { includeDeactivated }) };
   },
   apply(state, event) {
-    if (!Array.isArray(state.realm_user_groups)) return;
     if (event.type === 'user_group') applyGroupEvent(state, event);
     if (event.type === 'realm_user' && event.op === 'update' && event.person.is_active === false) forgetUser(state, event.person.user_id);
   },
@@ -27,8 +30,8 @@ export const userGroupsSection: StateSection = {
 const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
 
-function applyGroupEvent(state: State, event: UserGroupEvent): void {
-  const groups = state.realm_user_groups as ApiUserGroup[];
+function applyGroupEvent(state: GroupsState, event: UserGroupEvent): void {
+  const groups = state.realm_user_groups;
   const groupId = event.op === 'add' ? event.group.id : event.group_id;
   const group = groups.find((g) => g.id === groupId);
   // Copies: the event objects may still be queued for the client.
@@ -61,8 +64,8 @@ function applyGroupEvent(state: State, event: UserGroupEvent): void {
 }
 
 /** A deactivated user leaves every member list and every setting value that names them. */
-function forgetUser(state: State, userId: number): void {
-  for (const group of state.realm_user_groups as ApiUserGroup[]) {
+function forgetUser(state: GroupsState, userId: number): void {
+  for (const group of state.realm_user_groups) {
     group.members = group.members.filter((id) => id !== userId);
     for (const setting of GROUP_SETTING_NAMES) {
       const value: GroupSettingValue = group[setting];

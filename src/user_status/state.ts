@@ -24,13 +24,13 @@ function applyStatusEvent(entry: ApiUserStatus, event: UserStatusEvent): void {
   }
 }
 
-export const userStatusSection: StateSection = {
+export const userStatusSection: StateSection<{ user_status: Record<string, ApiUserStatus> }> = {
   types: ['user_status'],
   async fetch({ svc, realm, user }) {
     return { user_status: user ? await statusesVisibleTo(svc, svc.db, realm, user) : {} };
   },
   apply(state, event, ctx) {
-    const statuses = state.user_status as Record<string, ApiUserStatus>;
+    const statuses = state.user_status;
     const set = (id: number, entry: ApiUserStatus) => {
       if (Object.keys(entry).length > 0) statuses[id] = entry;
       else delete statuses[id];

@@ -1,6 +1,6 @@
 // The events of users and their settings (digest 3.3), as actions emit them.
 
-import type { SettingValue } from './settings.ts';
+import type { SettingValue, UserSettingName } from './settings.ts';
 
 /**
  * A user in a realm_user event: the whole user (add), or the user's id and the
@@ -31,15 +31,15 @@ export type RealmUserEvent =
 export interface UserSettingsEvent {
   type: 'user_settings';
   op: 'update';
-  property: string;
+  property: UserSettingName;
   value: SettingValue;
   language_name?: string;
 }
 
 /** The forms of user_settings for clients without user_settings_object (events/shape.ts picks them). */
 export type LegacySettingsEvent =
-  | { type: 'update_display_settings'; user: string; setting_name: string; setting: SettingValue; language_name?: string }
-  | { type: 'update_global_notifications'; user: string; notification_name: string; setting: SettingValue };
+  | { type: 'update_display_settings'; user: string; setting_name: UserSettingName; setting: SettingValue; language_name?: string }
+  | { type: 'update_global_notifications'; user: string; notification_name: UserSettingName; setting: SettingValue };
 
 /** To administrators: who allows a private data export. */
 export interface RealmExportConsentEvent {

@@ -30,7 +30,7 @@ import {
 import { recordPresence } from '../presence/actions.ts';
 import { OFFLINE_THRESHOLD_SECS } from '../presence/format.ts';
 import { deleteAllDrafts } from '../drafts/actions.ts';
-import type { RealmExportConsentEvent } from './events.ts';
+import type { LegacySettingsEvent, RealmExportConsentEvent } from './events.ts';
 
 export interface SettingsChanges {
   full_name?: string;
@@ -125,7 +125,7 @@ function emitSettingChange(ctx: ActionContext<unknown>, user: User, name: UserSe
   const { emit, realm } = ctx;
   const language = name === 'default_language' ? { language_name: LANGUAGES[value as string] } : {};
   const legacyGroup = (USER_SETTINGS[name] as UserSettingSpec).legacy;
-  const legacy =
+  const legacy: LegacySettingsEvent | undefined =
     legacyGroup === 'display'
       ? { type: 'update_display_settings', user: user.email, setting_name: name, setting: value, ...language }
       : legacyGroup === 'notification'

@@ -6,7 +6,16 @@
 import { once, type RegisterContext, type StateSection } from '../events/state.ts';
 import { settingsOf } from '../realm/queries.ts';
 import { getUser } from './queries.ts';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES, legacySettings, settingDefaults, userSettings, type UserSettings } from './settings.ts';
+import {
+  AVAILABLE_NOTIFICATION_SOUNDS,
+  EMOJISET_CHOICES,
+  legacySettings,
+  settingDefaults,
+  userSettings,
+  type SettingValue,
+  type UserSettingName,
+  type UserSettings,
+} from './settings.ts';
 
 /** The caller's settings; spectators see the organization's defaults. */
 async function settingsFor(ctx: RegisterContext): Promise<UserSettings> {
@@ -25,17 +34,22 @@ const choices = () => ({
   emojiset_choices: EMOJISET_CHOICES.map((c) => ({ ...c })),
 });
 
-const userSettingsSection: StateSection = {
+type Choices = ReturnType<typeof choices>;
+
+const userSettingsSection: StateSection<{ user_settings: UserSettings & Choices }> = {
   types: ['user_settings'],
   async fetch(ctx) {
     return { user_settings: { ...(await settingsFor(ctx)), ...choices() } };
   },
   apply(state, event) {
-    if (event.type === 'user_settings' && event.op === 'update') state.user_settings[event.property as string] = event.value;
+    if (event.type === 'user_settings' && event.op === 'update') state.user_settings[event.property] = event.value;
   },
 };
 
-function legacySection(type: 'update_display_settings' | 'update_global_notifications'): StateSection {
+/** The legacy top-level settings of one group, and its choices; nothing for clients with user_settings_object. */
+type LegacyState = Partial<Record<UserSettingName, SettingValue> & Choices>;
+
+function legacySection(type: 'update_display_settings' | 'update_global_notifications'): StateSection<LegacyState> {
   const group = type === 'update_display_settings' ? 'display' : 'notification';
   const names = legacySettings(group);
   return {
@@ -43,7 +57,7 @@ function legacySection(type: 'update_display_settings' | 'update_global_notifica
     async fetch(ctx) {
       if (ctx.capabilities.user_settings_object) return {};
       const values = await settingsFor(ctx);
-      const state: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, values[n]]));
+      const state: LegacyState = Object.fromEntries(names.map((n) => [n, values[n]]));
       if (group === 'display') state.emojiset_choices = choices().emojiset_choices;
       else state.available_notification_sounds = choices().available_notification_sounds;
       return state;
@@ -57,7 +71,7 @@ function legacySection(type: 'update_display_settings' | 'update_global_notifica
 }
 
 /** Read-only: the defaults new accounts start with. */
-const realmDefaultsSection: StateSection = {
+const realmDefaultsSection: StateSection<{ realm_user_settings_defaults: Omit<UserSettings, 'timezone'> & Choices }> = {
   types: ['realm_user_settings_defaults'],
   async fetch(ctx) {
     const { timezone: _timezone, ...defaults } = organizationDefaults(ctx);

@@ -1,7 +1,7 @@
 // Register's `realm_user` section: the organization's users (realm_users,
 // realm_non_active_users, cross_realm_bots) and the caller's own facts.
 
-import type { RegisterContext, State, StateSection } from '../events/state.ts';
+import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import type { User } from './tables.ts';
 import { systemBots } from './system-bots.ts';
@@ -16,8 +16,10 @@ import { realmEventChanges } from '../realm/state.ts';
 import type { Person, RealmUserEvent } from './events.ts';
 import { roleAdmits } from './access.ts';
 
-/** A `realm_users` entry: the User object without `is_active` (the list says it). */
-function listEntry(user: ApiUser): Record<string, unknown> {
+/** A `realm_users` entry: the User object without `is_active` (the list says it), or an "Unknown user". */
+type UserEntry = Person & { profile_data?: ApiUser['profile_data'] };
+
+function listEntry(user: ApiUser): UserEntry {
   const { is_active: _active, ...rest } = user;
   return rest;
 }
@@ -134,7 +136,27 @@ function ownPermissions(b: PermissionBasis): OwnPermissions {
   return withDerived(perms, b.webPublicAllowed);
 }
 
-async function ownFacts(ctx: RegisterContext, user: User): Promise<Record<string, unknown>> {
+/** The caller's own facts, at the top level of the state (a spectator has none). */
+interface OwnFacts extends OwnPermissions, ReturnType<typeof roleFacts> {
+  user_id: number;
+  email: string;
+  /** One's own address is always visible to oneself. */
+  delivery_email: string;
+  full_name: string;
+  avatar_source: string;
+  avatar_url: string;
+  avatar_url_medium: string;
+}
+
+interface UserLists {
+  realm_users: UserEntry[];
+  realm_non_active_users: UserEntry[];
+  cross_realm_bots: ApiUser[];
+}
+
+type UsersState = UserLists | (UserLists & OwnFacts);
+
+async function ownFacts(ctx: RegisterContext, user: User): Promise<OwnFacts> {
   const basis = await permissionBasis(ctx, user);
   ctx.cache.set(BASIS, basis);
   return {
@@ -200,7 +222,7 @@ function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
   return false;
 }
 
-export const usersSection: StateSection = {
+export const usersSection: StateSection<UsersState> = {
   types: ['realm_user'],
   async fetch(ctx) {
     const { svc, realm, user } = ctx;
@@ -209,8 +231,8 @@ export const usersSection: StateSection = {
     const users = await listUsers(svc.db, realm.id);
     const profiles = await profileDataFor(svc.db, realm.id, users);
     const access = await viewerAccess(ctx);
-    const active: Record<string, unknown>[] = [];
-    const inactive: Record<string, unknown>[] = [];
+    const active: UserEntry[] = [];
+    const inactive: UserEntry[] = [];
     for (const u of users) {
       if (canAccess(access, u.id)) {
         const entry = listEntry(formatUser(u, user, { clientSvcavatar: ctx.clientSvcavatar }));
@@ -236,9 +258,9 @@ export const usersSection: StateSection = {
   },
 };
 
-function applyRealmUserEvent(state: State, event: RealmUserEvent, ctx: RegisterContext): void {
+function applyRealmUserEvent(state: UsersState, event: RealmUserEvent, ctx: RegisterContext): void {
   const person: Person = event.person;
-  const lists = [state.realm_users as Record<string, any>[], state.realm_non_active_users as Record<string, any>[]];
+  const lists = [state.realm_users, state.realm_non_active_users];
   const find = () => {
     for (const list of lists) {
       const i = list.findIndex((u) => u.user_id === person.user_id);
@@ -246,7 +268,7 @@ function applyRealmUserEvent(state: State, event: RealmUserEvent, ctx: RegisterC
     }
     return undefined;
   };
-  const byId = (a: Record<string, any>, b: Record<string, any>) => a.user_id - b.user_id;
+  const byId = (a: UserEntry, b: UserEntry) => a.user_id - b.user_id;
   if (event.op === 'add') {
     const found = find();
     if (found) found.list.splice(found.i, 1);
@@ -278,9 +300,9 @@ function applyRealmUserEvent(state: State, event: RealmUserEvent, ctx: RegisterC
   if (role !== undefined) Object.assign(entry, { role, is_admin: isAdmin({ role }), is_owner: isOwner({ role }), is_guest: isGuest({ role }) });
   if (custom_profile_field) {
     const data = (entry.profile_data ??= {});
-    const { id, ...value } = custom_profile_field;
-    if (value.value === null || value.value === undefined) delete data[String(id)];
-    else data[String(id)] = value;
+    const { id, value, ...rest } = custom_profile_field;
+    if (value === null || value === undefined) delete data[String(id)];
+    else data[String(id)] = { value, ...rest };
   }
   if (is_active !== undefined) {
     found.list.splice(found.i, 1);
@@ -291,20 +313,15 @@ function applyRealmUserEvent(state: State, event: RealmUserEvent, ctx: RegisterC
   if (ctx.user && user_id === ctx.user.id && 'user_id' in state) {
     if (changes.full_name !== undefined) state.full_name = changes.full_name;
     if (new_email !== undefined) state.email = new_email;
-    if (changes.delivery_email !== undefined) state.delivery_email = changes.delivery_email;
-    if (changes.avatar_version !== undefined) {
+    if (typeof changes.delivery_email === 'string') state.delivery_email = changes.delivery_email;
+    const { avatar_version, avatar_source, avatar_url_medium } = changes;
+    // The avatar facet (users/actions.ts avatarFacet) carries all three.
+    if (avatar_version !== undefined && avatar_source !== undefined && avatar_url_medium !== undefined) {
       // The own avatar is always a URL, even where client_svcavatar left it to the client.
-      state.avatar_source = changes.avatar_source;
-      state.avatar_url_medium = changes.avatar_url_medium;
+      state.avatar_source = avatar_source;
+      state.avatar_url_medium = avatar_url_medium;
       state.avatar_url =
-        changes.avatar_url ??
-        avatarUrl({
-          id: user_id,
-          realm_id: ctx.realm.id,
-          delivery_email: state.delivery_email,
-          avatar_source: changes.avatar_source!,
-          avatar_version: changes.avatar_version,
-        });
+        changes.avatar_url ?? avatarUrl({ id: user_id, realm_id: ctx.realm.id, delivery_email: state.delivery_email, avatar_source, avatar_version });
     }
     if (role !== undefined) Object.assign(state, roleFacts(role));
   }

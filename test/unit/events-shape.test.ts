@@ -26,8 +26,11 @@ function queue(opts: Partial<QueueOptions> & { caps?: Capability[] } = {}): Even
 
 /** Events here are partial (only what the shaping reads): loosely typed, on purpose. */
 type Fixture = { type: string; [key: string]: any };
-const notice = (event: Fixture, extra: Partial<Omit<Notice, 'perUser'>> & { perUser?: Record<number, any> } = {}): Notice =>
-  ({ realmId: 1, event, users: [10], ...extra }) as unknown as Notice;
+/** Fixtures give only the parts of `hidden` a test reads. */
+const notice = (
+  event: Fixture,
+  extra: Partial<Omit<Notice, 'perUser' | 'hidden'>> & { perUser?: Record<number, any>; hidden?: Record<string, unknown> } = {},
+): Notice => ({ realmId: 1, event, users: [10], ...extra }) as unknown as Notice;
 const shape = (queue: EventQueue, n: Notice): Fixture[] => shapeFor(queue, n);
 /** An event of no known type: what the queue does with any event. */
 const untyped = { type: 'x' } as unknown as ServerEvent;

@@ -11,12 +11,13 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/schema.ts';
 import { jsonRows } from '../../db/json-rows.ts';
-import type { RegisterContext, State, StateSection } from '../../events/state.ts';
+import type { RegisterContext, StateSection } from '../../events/state.ts';
 import type { ServerEvent } from '../../events/types.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../events/shape.ts';
 import { FLAG_BITS } from './flags.ts';
 import { VISIBILITY } from '../topics/user-topics.ts';
-import { intArray, SubscriptionTracker, type EventMessage } from '../state-support.ts';
+import { deletedIds, intArray, SubscriptionTracker } from '../state-support.ts';
+import type { MessageDetail } from '../events.ts';
 import { ownSubscriptions } from '../../channels/queries.ts';
 
 /** At most this many unread messages (the newest) are considered (digest section 4). */
@@ -129,18 +130,17 @@ function entryOfRow(row: UnreadRow, userId: number, showTopic: (topic: string) =
  * unread (digest section 3): what a client needs to put them back in its
  * unread_msgs. Topics are as stored; the event shaping shows the empty one.
  */
-export async function unreadDetails(db: Executor, userId: number, ids: number[]): Promise<Record<string, Record<string, unknown>>> {
-  const details: Record<string, Record<string, unknown>> = {};
+export async function unreadDetails(db: Executor, userId: number, ids: number[]): Promise<Record<string, MessageDetail>> {
+  const details: Record<string, MessageDetail> = {};
   if (ids.length === 0) return details;
   const [rows, muting] = await Promise.all([unreadRows(db, userId, ids), fetchMuting(db, userId, (t) => t)]);
   for (const row of [...rows].reverse()) {
     const entry = entryOfRow(row, userId, (t) => t);
-    const d: Record<string, unknown> =
+    const d: MessageDetail =
       entry.type === 'stream'
         ? { type: 'stream', stream_id: entry.stream_id, topic: entry.topic, unmuted_stream_msg: isUnmuted(muting, entry.stream_id, entry.topic) }
         : { type: 'private', user_ids: entry.others };
-    if (listedAsMention(entry, muting)) d.mentioned = true;
-    details[String(row.message_id)] = d;
+    details[String(row.message_id)] = listedAsMention(entry, muting) ? { ...d, mentioned: true } : d;
   }
   return details;
 }
@@ -161,7 +161,16 @@ interface UnreadCache {
 const CACHE_KEY = 'messages.unread';
 
 /** The grouped form register returns (OpenAPI register `unread_msgs`). */
-function unreadMsgs(cache: UnreadCache, userId: number): Record<string, unknown> {
+interface UnreadMsgs {
+  pms: { other_user_id: number; sender_id: number; unread_message_ids: number[] }[];
+  streams: { stream_id: number; topic: string; unread_message_ids: number[] }[];
+  huddles: { user_ids_string: string; unread_message_ids: number[] }[];
+  mentions: number[];
+  count: number;
+  old_unreads_missing: boolean;
+}
+
+function unreadMsgs(cache: UnreadCache, userId: number): UnreadMsgs {
   const pms = new Map<number, number[]>();
   const huddles = new Map<string, number[]>();
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
@@ -211,8 +220,8 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
   const { entries, muting } = cache;
   switch (event.type) {
     case 'message': {
-      const message = event.message as EventMessage;
-      const flags = (event.flags as string[] | undefined) ?? [];
+      const { message } = event;
+      const flags = event.flags ?? [];
       if (!cache.subscriptions.received(message, userId)) return false;
       const mention = mentionOfNames(flags);
       cache.mentions.set(message.id, mention);
@@ -220,10 +229,10 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
       entries.set(
         message.id,
         message.type === 'stream'
-          ? { type: 'stream', stream_id: message.stream_id!, topic: message.subject, mention }
+          ? { type: 'stream', stream_id: message.stream_id, topic: message.subject, mention }
           : {
               type: 'private',
-              others: (message.display_recipient as { id: number }[])
+              others: message.display_recipient
                 .map((u) => u.id)
                 .filter((id) => id !== userId)
                 .sort((a, b) => a - b),
@@ -239,26 +248,24 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
           entries.clear();
           cache.oldUnreadsMissing = false;
         }
-        for (const id of event.messages as number[]) entries.delete(id);
+        for (const id of event.messages) entries.delete(id);
         return true;
       }
-      const details = (event.message_details ?? {}) as Record<string, Record<string, any>>;
-      for (const [id, d] of Object.entries(details)) {
+      for (const [id, d] of Object.entries(event.message_details ?? {})) {
         const mention: Mention = cache.mentions.get(Number(id)) ?? (d.mentioned ? 'direct' : null);
         entries.set(
           Number(id),
           d.type === 'stream'
             ? { type: 'stream', stream_id: d.stream_id, topic: d.topic, mention }
-            : { type: 'private', others: (d.user_ids as number[]).filter((u) => u !== userId).sort((a, b) => a - b), mention },
+            : { type: 'private', others: d.user_ids.filter((u) => u !== userId).sort((a, b) => a - b), mention },
         );
       }
       return true;
     }
     case 'update_message': {
       // Moves carry the new topic (`subject`) and channel; edits the user's new flags.
-      const ids = (event.message_ids as number[] | undefined) ?? [];
       let changed = false;
-      for (const id of ids) {
+      for (const id of event.message_ids) {
         const entry = entries.get(id);
         if (!entry || entry.type !== 'stream') continue;
         if (typeof event.subject === 'string') entry.topic = event.subject;
@@ -267,8 +274,8 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
         changed = true;
       }
       if (Array.isArray(event.flags)) {
-        const id = event.message_id as number;
-        const mention = mentionOfNames(event.flags as string[]);
+        const id = event.message_id;
+        const mention = mentionOfNames(event.flags);
         if (cache.mentions.has(id)) cache.mentions.set(id, mention);
         const edited = entries.get(id);
         if (edited) {
@@ -279,8 +286,7 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
       return changed;
     }
     case 'delete_message': {
-      const ids = (event.message_ids as number[] | undefined) ?? [event.message_id as number];
-      for (const id of ids) {
+      for (const id of deletedIds(event)) {
         entries.delete(id);
         cache.mentions.delete(id);
       }
@@ -289,25 +295,25 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
     case 'subscription': {
       cache.subscriptions.apply(event);
       if (event.op === 'add') {
-        for (const sub of event.subscriptions as { stream_id: number; is_muted?: boolean }[]) {
+        for (const sub of event.subscriptions) {
           if (sub.is_muted) muting.mutedChannels.add(sub.stream_id);
           else muting.mutedChannels.delete(sub.stream_id);
         }
       } else if (event.op === 'remove') {
-        const left = new Set((event.subscriptions as { stream_id: number }[]).map((s) => s.stream_id));
+        const left = new Set(event.subscriptions.map((s) => s.stream_id));
         for (const [id, entry] of entries) if (entry.type === 'stream' && left.has(entry.stream_id)) entries.delete(id);
         for (const id of left) muting.mutedChannels.delete(id);
       } else if (event.op === 'update' && (event.property === 'is_muted' || event.property === 'in_home_view')) {
         const muted = event.property === 'is_muted' ? event.value === true : event.value === false;
-        if (muted) muting.mutedChannels.add(event.stream_id as number);
-        else muting.mutedChannels.delete(event.stream_id as number);
+        if (muted) muting.mutedChannels.add(event.stream_id);
+        else muting.mutedChannels.delete(event.stream_id);
       } else return false;
       return true;
     }
     case 'user_topic': {
-      const key = topicKey(event.stream_id as number, event.topic_name as string);
+      const key = topicKey(event.stream_id, event.topic_name);
       if (event.visibility_policy === VISIBILITY.INHERIT) muting.policies.delete(key);
-      else muting.policies.set(key, event.visibility_policy as number);
+      else muting.policies.set(key, event.visibility_policy);
       return true;
     }
     default:
@@ -315,10 +321,10 @@ function applyToCache(cache: UnreadCache, event: ServerEvent, userId: number): b
   }
 }
 
-const EMPTY_UNREAD = { pms: [], streams: [], huddles: [], mentions: [], count: 0, old_unreads_missing: false };
+const EMPTY_UNREAD: UnreadMsgs = { pms: [], streams: [], huddles: [], mentions: [], count: 0, old_unreads_missing: false };
 
 /** Register's `unread_msgs`: needs both `message` and `update_message_flags` (digest section 4). */
-export const unreadSection: StateSection = {
+export const unreadSection: StateSection<{ unread_msgs: UnreadMsgs }> = {
   types: ['message', 'update_message_flags'],
   requireAll: true,
   async fetch(ctx) {
@@ -340,7 +346,7 @@ export const unreadSection: StateSection = {
     ctx.cache.set(CACHE_KEY, cache);
     return { unread_msgs: unreadMsgs(cache, userId) };
   },
-  apply(state: State, event, ctx) {
+  apply(state, event, ctx) {
     const cache = ctx.cache.get(CACHE_KEY) as UnreadCache | undefined;
     if (!cache || !ctx.user) return;
     if (applyToCache(cache, event, ctx.user.id)) state.unread_msgs = unreadMsgs(cache, ctx.user.id);

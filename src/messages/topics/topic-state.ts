@@ -10,7 +10,7 @@ import { compareMutedTopics, compareUserTopics, mutedTopics, userTopics, VISIBIL
 const shown = (ctx: RegisterContext, topic: string) => (topic === '' && !ctx.capabilities.empty_topic_name ? EMPTY_TOPIC_DISPLAY_NAME : topic);
 const sameTopic = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-export const userTopicsSection: StateSection = {
+export const userTopicsSection: StateSection<{ user_topics: UserTopicEntry[] }> = {
   types: ['user_topic'],
   async fetch(ctx) {
     if (!ctx.user) return { user_topics: [] };
@@ -23,7 +23,7 @@ export const userTopicsSection: StateSection = {
     // Only the entry's own fields: a queued event also carries its queue `id`.
     const { stream_id, topic_name, last_updated, visibility_policy } = event;
     const entry: UserTopicEntry = { stream_id, topic_name, last_updated, visibility_policy };
-    const list = (state.user_topics as UserTopicEntry[]).filter((e) => !(e.stream_id === entry.stream_id && sameTopic(e.topic_name, entry.topic_name)));
+    const list = state.user_topics.filter((e) => !(e.stream_id === entry.stream_id && sameTopic(e.topic_name, entry.topic_name)));
     if (entry.visibility_policy !== VISIBILITY.INHERIT) list.push(entry);
     state.user_topics = list.sort(compareUserTopics);
   },
@@ -36,7 +36,7 @@ function channelNames(ctx: RegisterContext): Map<number, string> {
   return names;
 }
 
-export const mutedTopicsSection: StateSection = {
+export const mutedTopicsSection: StateSection<{ muted_topics: MutedTopicEntry[] }> = {
   types: ['muted_topics'],
   async fetch(ctx) {
     if (!ctx.user) return { muted_topics: [] };
@@ -46,27 +46,28 @@ export const mutedTopicsSection: StateSection = {
   },
   apply(state, event, ctx) {
     const names = channelNames(ctx);
-    let list = state.muted_topics as MutedTopicEntry[];
+    let list = state.muted_topics;
     switch (event.type) {
       case 'muted_topics':
-        list = (event.muted_topics as MutedTopicEntry[]).map((e): MutedTopicEntry => [...e]);
+        list = event.muted_topics.map((e): MutedTopicEntry => [...e]);
         break;
       // A queue that also takes user_topic gets no muted_topics events: follow those instead.
       case 'user_topic': {
-        const name = names.get(event.stream_id as number);
+        const name = names.get(event.stream_id);
         if (name === undefined) return;
         // Legacy entries keep the empty topic as is (the shaper renamed it for this client).
-        const topic = !ctx.capabilities.empty_topic_name && event.topic_name === EMPTY_TOPIC_DISPLAY_NAME ? '' : (event.topic_name as string);
+        const topic = !ctx.capabilities.empty_topic_name && event.topic_name === EMPTY_TOPIC_DISPLAY_NAME ? '' : event.topic_name;
         list = list.filter(([channel, t]) => !(channel === name && sameTopic(t, topic)));
-        if (event.visibility_policy === VISIBILITY.MUTED) list.push([name, topic, event.last_updated as number]);
+        if (event.visibility_policy === VISIBILITY.MUTED) list.push([name, topic, event.last_updated]);
         break;
       }
       case 'stream': {
-        if (event.op === 'create') for (const c of event.streams as { stream_id: number; name: string }[]) names.set(c.stream_id, c.name);
-        if (event.op !== 'update' || event.property !== 'name') return;
-        const old = names.get(event.stream_id as number) ?? (event.name as string);
-        names.set(event.stream_id as number, event.value as string);
-        list = list.map(([channel, t, ts]): MutedTopicEntry => [channel === old ? (event.value as string) : channel, t, ts]);
+        if (event.op === 'create') for (const c of event.streams) names.set(c.stream_id, c.name);
+        if (event.op !== 'update' || event.property !== 'name' || typeof event.value !== 'string') return;
+        const renamed = event.value;
+        const old = names.get(event.stream_id) ?? event.name;
+        names.set(event.stream_id, renamed);
+        list = list.map(([channel, t, ts]): MutedTopicEntry => [channel === old ? renamed : channel, t, ts]);
         break;
       }
       default:
