@@ -49,7 +49,8 @@ export const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 /**
  * `rounds` timings of `fn` (ms), after one run to warm up. BENCH_PROFILE=dir writes a CPU
- * profile of the timed rounds alone (not the seeding) there, one file per call.
+ * profile of the timed rounds alone (not the seeding) there, one file per call (a spawned
+ * server writes its own: see spawnedServer).
  */
 export async function timed(rounds: number, fn: () => Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
@@ -145,7 +146,9 @@ export async function spawnedServer(name: string, seed?: (server: Awaited<Return
       s.close(() => resolve(p));
     });
   });
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  // BENCH_PROFILE=dir: the server writes a CPU profile of its whole life there when it stops.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, 'src/main.ts'], {
     cwd: new URL('..', import.meta.url).pathname,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
