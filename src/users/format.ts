@@ -84,7 +84,31 @@ export function isoDate(d: Date): string {
   return d.toISOString().replace('Z', '+00:00');
 }
 
-export function formatUser(user: User, viewer: Pick<User, 'id' | 'role'> | null, opts: { clientSvcavatar: boolean }): ApiUser {
+/** The columns formatUser reads. */
+export const CARD_COLUMNS = [
+  'id',
+  'realm_id',
+  'email',
+  'delivery_email',
+  'full_name',
+  'date_joined',
+  'is_active',
+  'role',
+  'is_bot',
+  'bot_type',
+  'bot_owner_id',
+  'timezone',
+  'avatar_source',
+  'avatar_version',
+  'is_system_bot',
+  // The email address visibility; only what differs from the defaults, so small.
+  'settings',
+] as const satisfies readonly (keyof User)[];
+
+/** What a User object is made of: a user row, or the narrower one of a whole-organization list. */
+export type UserCard = Pick<User, (typeof CARD_COLUMNS)[number]>;
+
+export function formatUser(user: UserCard, viewer: Pick<User, 'id' | 'role'> | null, opts: { clientSvcavatar: boolean }): ApiUser {
   return {
     user_id: user.id,
     delivery_email: canSeeDeliveryEmail(viewer, user) ? user.delivery_email : null,

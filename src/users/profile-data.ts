@@ -11,7 +11,7 @@ export type ProfileData = Record<string, { value: string; rendered_value?: strin
 const ID_LIST_LIMIT = 100;
 
 /** Custom profile field values of each user, keyed by field id. */
-export async function profileDataFor(db: Executor, realmId: number, users: User[]): Promise<Map<number, ProfileData>> {
+export async function profileDataFor(db: Executor, realmId: number, users: Pick<User, 'id'>[]): Promise<Map<number, ProfileData>> {
   const result = new Map<number, ProfileData>();
   if (users.length === 0) return result;
   let q = db.selectFrom('custom_profile_field_values').select(['user_id', 'field_id', 'value', 'rendered_value']).where('realm_id', '=', realmId);

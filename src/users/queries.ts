@@ -9,6 +9,7 @@ import { groupMemberIds, systemGroupIds, userGroupIds, viewerGroupIds } from '..
 import { once, type RegisterContext } from '../events/state.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
 import { jsonRows } from '../db/json-rows.ts';
+import { CARD_COLUMNS, type UserCard } from './format.ts';
 
 /** The timestamp columns of a user row. */
 const USER_DATES = ['date_joined', 'last_active_at'] as const;
@@ -47,6 +48,15 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
   }
   // Whole organizations: one JSON value on PGlite (db/json-rows.ts).
   return jsonRows(db, q.orderBy('id'), USER_DATES);
+}
+
+/**
+ * listUsers(db, realmId) narrowed to what a User object is made of: not the password hash,
+ * API key and a dozen more columns, which register's user list would otherwise carry for everyone.
+ */
+export async function listUserCards(db: Executor, realmId: number): Promise<UserCard[]> {
+  const q = db.selectFrom('users').select(CARD_COLUMNS).where('realm_id', '=', realmId).where('is_system_bot', '=', false);
+  return jsonRows(db, q.orderBy('id'), ['date_joined']);
 }
 
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {

@@ -5,7 +5,7 @@ import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import type { User } from './tables.ts';
 import { systemBots } from './system-bots.ts';
-import { canAccess, listUsers, viewerAccess } from './queries.ts';
+import { canAccess, listUserCards, viewerAccess } from './queries.ts';
 import { avatarUrl, formatUser, mediumAvatarUrl, type ApiUser } from './format.ts';
 import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
 import { profileDataFor } from './profile-data.ts';
@@ -228,7 +228,7 @@ export const usersSection: StateSection<UsersState> = {
     const { svc, realm, user } = ctx;
     // Spectators see no user list: addresses and names are for members.
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
-    const users = await listUsers(svc.db, realm.id);
+    const users = await listUserCards(svc.db, realm.id);
     const profiles = await profileDataFor(svc.db, realm.id, users);
     const access = await viewerAccess(ctx);
     const active: UserEntry[] = [];
