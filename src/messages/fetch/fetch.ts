@@ -15,6 +15,9 @@ import {
   type MessageSender,
 } from '../format.ts';
 import type { ApiSubmessage } from '../submessages/submessages.ts';
+import type { Linkifier } from '../../markdown/index.ts';
+import { linkifiersJson } from '../../linkifiers/queries.ts';
+import { topicLinkerOf } from '../../linkifiers/rendering.ts';
 import { buildSearch, idRange, orderKey, searchFrom, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
@@ -52,7 +55,13 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean | u
 type Row = FormattedMessageRow & { um_flags: number | null };
 
 /** A window row with what formatting needs besides the message, read in the same statement. */
-type PartsRow = Row & Record<SenderColumn, unknown> & { channel_name: string | null; reactions: Reaction[] | null; submessages: ApiSubmessage[] | null };
+type PartsRow = Row &
+  Record<SenderColumn, unknown> & {
+    channel_name: string | null;
+    reactions: Reaction[] | null;
+    submessages: ApiSubmessage[] | null;
+    linkifiers: Linkifier[] | null;
+  };
 type SenderColumn = `sender_${(typeof SENDER_COLUMNS)[number]}`;
 type Reaction = NonNullable<KnownParts['reactions']>[number];
 
@@ -73,8 +82,9 @@ const SUBMESSAGES = sql`(select json_agg(json_build_object('id', x.id, 'message_
 
 /**
  * The rows of each side (`side` is its index), in one statement with their senders,
- * channel names, reactions and submessages: one round trip for the window and the
- * formatting reads. Each side is limited first, so the joins see only its rows.
+ * channel names, reactions, submessages and the organization's linkifiers (the same
+ * on every row, read once): one round trip for the window and the formatting reads.
+ * Each side is limited first, so the joins see only its rows.
  */
 async function rows(db: Executor, search: Search, sides: Side[]): Promise<(PartsRow & { side: number })[]> {
   const wanted = sides.map((side, i) => ({ ...side, i })).filter((side) => side.limit > 0);
@@ -84,7 +94,8 @@ async function rows(db: Executor, search: Search, sides: Side[]): Promise<(Parts
     (side) =>
       sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${from} and ${side.where} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`,
   );
-  const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages
+  const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages,
+      ${linkifiersJson(search.realmId)} as linkifiers
     from (${sql.join(branches, sql` union all `)}) w join users s on s.id = w.sender_id left join channels c on c.id = w.channel_id
     order by w.id`.execute(db);
   return result.rows;
@@ -102,7 +113,13 @@ function partsOf(found: PartsRow[]): KnownParts {
     if (r.reactions) reactions.push(...r.reactions);
     if (r.submessages) submessages.set(r.id, r.submessages);
   }
-  return { senders: [...senders.values()], channels: [...channels].map(([id, name]) => ({ id, name })), reactions, submessages };
+  return {
+    senders: [...senders.values()],
+    channels: [...channels].map(([id, name]) => ({ id, name })),
+    reactions,
+    submessages,
+    linkTopic: topicLinkerOf(found[0]?.linkifiers ?? []),
+  };
 }
 
 function senderOf(r: PartsRow): MessageSender {
