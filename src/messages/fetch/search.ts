@@ -13,7 +13,8 @@ import type { Executor } from '../../db/schema.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import { badRequest } from '../../http/errors.ts';
-import { hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import { channelViewer, channelViewerAnd, hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import type { Channel } from '../../channels/tables.ts';
 import { getChannel, getChannelByName, listChannels } from '../../channels/queries.ts';
 import { getUser, getUserByEmail } from '../../users/queries.ts';
 import { badNarrow, type NarrowTerm } from './narrow.ts';
@@ -41,15 +42,33 @@ export interface Search {
 export interface Searcher {
   realm: Realm;
   viewer: ChannelViewer | null;
+  /** The channel a narrow's `channel` operand names, when read with the viewer (`searcherFor`). */
+  named?: { operand: NarrowTerm['operand']; channel: Channel | undefined };
+}
+
+/** How a `channel` operand names a channel: by id (then by name), or by name. */
+function channelRef(operand: NarrowTerm['operand']): { id: number | null; name: string } {
+  const byId = typeof operand === 'number' || /^\d+$/.test(String(operand));
+  return { id: byId && isRowId(Number(operand)) ? Number(operand) : null, name: String(operand) };
+}
+
+/** The searcher for a narrow: a user's, with the narrow's channel read in the same statement. */
+export async function searcherFor(db: Executor, realm: Realm, user: User | null, narrow: NarrowTerm[]): Promise<Searcher> {
+  if (!user) return { realm, viewer: null };
+  const term = narrow.find((t) => t.operator === 'channel');
+  if (!term) return { realm, viewer: await channelViewer(db, realm, user) };
+  const { viewer, channel } = await channelViewerAnd(db, realm, user, channelRef(term.operand));
+  return { realm, viewer, named: { operand: term.operand, channel } };
 }
 
 const SPECTATOR_OPERATORS = ['channel', 'channels', 'topic', 'sender', 'has', 'search', 'near', 'id', 'with'];
 
 async function resolveChannel(db: Executor, s: Searcher, operand: string | number | number[]) {
+  const ref = channelRef(operand);
   const channel =
-    typeof operand === 'number' || /^\d+$/.test(String(operand))
-      ? ((await getChannel(db, s.realm.id, Number(operand))) ?? (await getChannelByName(db, s.realm.id, String(operand))))
-      : await getChannelByName(db, s.realm.id, String(operand));
+    s.named?.operand === operand
+      ? s.named.channel
+      : ((ref.id !== null ? await getChannel(db, s.realm.id, ref.id) : undefined) ?? (await getChannelByName(db, s.realm.id, ref.name)));
   const visible = channel && (s.viewer ? hasMetadataAccess(s.viewer, channel) : channel.is_web_public);
   if (!channel || !visible) throw badNarrow(`unknown channel ${operand}`);
   return channel;
