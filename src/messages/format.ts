@@ -145,6 +145,13 @@ export async function formatMessages(
     reactionsOf.set(r.message_id, list);
   }
 
+  // Once per sender, not per message (a provider avatar is an MD5 of the email).
+  const avatars = new Map<number, string | null>();
+  const avatarOf = (sender: MessageSender) => {
+    if (!avatars.has(sender.id)) avatars.set(sender.id, avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar));
+    return avatars.get(sender.id)!;
+  };
+
   return rows.map((m) => {
     const sender = senderById.get(m.sender_id)!;
     const isChannel = m.channel_id !== null;
@@ -169,7 +176,7 @@ export async function formatMessages(
       sender_email: sender.email,
       sender_realm_str: realm.string_id,
       ...recipient,
-      avatar_url: avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar),
+      avatar_url: avatarOf(sender),
       content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
     };
     const history = visibleEditHistory(realm, m.edit_history);

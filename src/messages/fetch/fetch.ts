@@ -18,7 +18,7 @@ import type { ApiSubmessage } from '../submessages/submessages.ts';
 import type { Linkifier } from '../../markdown/index.ts';
 import { linkifiersJson } from '../../linkifiers/queries.ts';
 import { topicLinkerOf } from '../../linkifiers/rendering.ts';
-import { buildSearch, idRange, orderKey, searchFrom, type Search, type Searcher } from './search.ts';
+import { buildSearch, idRange, orderKey, searchFrom, type IdCondition, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
 import { intArray } from '../state-support.ts';
@@ -65,9 +65,9 @@ type PartsRow = Row &
 type SenderColumn = `sender_${(typeof SENDER_COLUMNS)[number]}`;
 type Reaction = NonNullable<KnownParts['reactions']>[number];
 
-/** One range of a window: its condition, order and size. */
+/** One range of a window: its condition (a range of ids, or any condition), order and size. */
 interface Side {
-  where: RawBuilder<unknown>;
+  where: IdCondition | RawBuilder<unknown>;
   order: 'asc' | 'desc';
   limit: number;
 }
@@ -89,11 +89,11 @@ const SUBMESSAGES = sql`(select json_agg(json_build_object('id', x.id, 'message_
 async function rows(db: Executor, search: Search, sides: Side[]): Promise<(PartsRow & { side: number })[]> {
   const wanted = sides.map((side, i) => ({ ...side, i })).filter((side) => side.limit > 0);
   if (wanted.length === 0) return [];
-  const from = searchFrom(search);
-  const branches = wanted.map(
-    (side) =>
-      sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${from} and ${side.where} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`,
-  );
+  const branches = wanted.map((side) => {
+    const range = typeof side.where === 'function' ? side.where : undefined;
+    const where = range ? idRange(search, range) : (side.where as RawBuilder<unknown>);
+    return sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${searchFrom(search, range)} and ${where} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`;
+  });
   const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages,
       ${linkifiersJson(search.realmId)} as linkifiers
     from (${sql.join(branches, sql` union all `)}) w join users s on s.id = w.sender_id left join channels c on c.id = w.channel_id
@@ -173,9 +173,9 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   const pastEnd = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const atStart = anchor <= 0;
   const found = await rows(db, search, [
-    { where: idRange(search, (id) => sql`${id} < ${anchor}::bigint`), order: 'desc', limit: atStart ? 0 : numBefore + 1 },
-    { where: idRange(search, (id) => sql`${id} > ${anchor}::bigint`), order: 'asc', limit: pastEnd ? 0 : numAfter + 1 },
-    { where: idRange(search, (id) => sql`${id} = ${anchor}::bigint`), order: 'asc', limit: req.include_anchor && !pastEnd && !atStart ? 1 : 0 },
+    { where: (id) => sql`${id} < ${anchor}::bigint`, order: 'desc', limit: atStart ? 0 : numBefore + 1 },
+    { where: (id) => sql`${id} > ${anchor}::bigint`, order: 'asc', limit: pastEnd ? 0 : numAfter + 1 },
+    { where: (id) => sql`${id} = ${anchor}::bigint`, order: 'asc', limit: req.include_anchor && !pastEnd && !atStart ? 1 : 0 },
   ]);
   // Rows come in id order: the ones before the anchor nearest it are last.
   const before = found.filter((r) => r.side === 0);
