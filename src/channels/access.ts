@@ -36,6 +36,28 @@ export async function channelViewer(db: Executor, realm: Realm, user: User): Pro
   return { user, realm, groups: new Set(rows[0].groups), subscribed: new Set(rows[0].subscribed) };
 }
 
+/**
+ * channelViewer, and in the same round trip the channel a reference names: the
+ * channel with id `ref.id` if there is one, else the one named `ref.name` (any case).
+ */
+export async function channelViewerAnd(
+  db: Executor,
+  realm: Realm,
+  user: User,
+  ref: { id: number | null; name: string },
+): Promise<{ viewer: ChannelViewer; channel: Channel | undefined }> {
+  const { rows } = await sql<{ groups: number[]; subscribed: number[] } & (Channel | { id: null })>`
+    select v.groups, v.subscribed, c.* from (
+      select array(${userGroupIdsQuery(user.id)}) as groups,
+        array(select channel_id from subscriptions where user_id = ${user.id} and active) as subscribed) v
+    left join lateral (
+      select * from channels where realm_id = ${realm.id} and (id = ${ref.id}::integer or lower(name) = ${ref.name.toLowerCase()})
+      order by id = ${ref.id}::integer desc nulls last limit 1) c on true`.execute(db);
+  const { groups, subscribed, ...channel } = rows[0];
+  const viewer = { user, realm, groups: new Set(groups), subscribed: new Set(subscribed) };
+  return { viewer, channel: channel.id === null ? undefined : (channel as Channel) };
+}
+
 /** The user holds a channel permission (guests only where the setting admits everyone). */
 export function holdsChannelPermission(v: ChannelViewer, channel: Channel, setting: ChannelPermission): boolean {
   if (!roleAdmits(v.user, CHANNEL_PERMISSION_SETTINGS[setting].allowEveryone)) return false;

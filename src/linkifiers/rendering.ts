@@ -3,7 +3,7 @@
 
 import type { Executor } from '../db/schema.ts';
 import type { ReferenceResolver } from '../rendering/index.ts';
-import { topicLinks, type TopicLink } from '../markdown/index.ts';
+import { topicLinks, type Linkifier, type TopicLink } from '../markdown/index.ts';
 import { listLinkifiers } from './queries.ts';
 
 /** Every render gets the organization's linkifiers: any text may match one. */
@@ -19,7 +19,11 @@ export async function topicLinksFor(db: Executor, realmId: number, topic: string
 
 /** For many messages at once (one read of the linkifiers): topic -> `topic_links` (shared arrays: do not mutate). */
 export async function topicLinker(db: Executor, realmId: number): Promise<(topic: string) => TopicLink[]> {
-  const linkifiers = await listLinkifiers(db, realmId);
+  return topicLinkerOf(await listLinkifiers(db, realmId));
+}
+
+/** topicLinker, for linkifiers the caller has read. */
+export function topicLinkerOf(linkifiers: Linkifier[]): (topic: string) => TopicLink[] {
   const cache = new Map<string, TopicLink[]>();
   return (topic) => {
     let links = cache.get(topic);

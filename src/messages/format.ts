@@ -41,13 +41,28 @@ export interface FormatOptions {
  * then the complete lists.
  */
 export interface KnownParts {
-  senders?: User[];
+  senders?: MessageSender[];
   channels?: Pick<Channel, 'id' | 'name'>[];
   reactions?: Pick<ReactionTable, 'message_id' | 'user_id' | 'emoji_name' | 'emoji_code' | 'reaction_type'>[];
   submessages?: Map<number, ApiSubmessage[]>;
   /** Topic -> `topic_links`. */
   linkTopic?: (topic: string) => TopicLink[];
 }
+
+/** The columns of a sender that a message object is made of. */
+export const SENDER_COLUMNS = [
+  'id',
+  'realm_id',
+  'full_name',
+  'email',
+  'delivery_email',
+  'avatar_source',
+  'avatar_version',
+  'is_bot',
+  'settings',
+] as const satisfies readonly (keyof User)[];
+
+export type MessageSender = Pick<User, (typeof SENDER_COLUMNS)[number]>;
 
 /** A message's edit history as the organization lets users see it (most recent first). */
 export function visibleEditHistory(realm: Realm, history: EditHistoryEntry[] | null): EditHistoryEntry[] | undefined {
@@ -94,7 +109,7 @@ export async function formatMessages(
   const channelIds = [...new Set(rows.map((m) => m.channel_id).filter((id): id is number => id !== null))];
   const recipientIds = [...new Set(rows.filter((m) => m.channel_id === null).map((m) => m.recipient_id))];
   const [senders, channels, dmRecipients, reactions, linkTopic, submessages] = await Promise.all([
-    known.senders ?? db.selectFrom('users').selectAll().where('id', 'in', senderIds).execute(),
+    known.senders ?? db.selectFrom('users').select(SENDER_COLUMNS).where('id', 'in', senderIds).execute(),
     known.channels ?? (channelIds.length > 0 ? db.selectFrom('channels').select(['id', 'name']).where('id', 'in', channelIds).execute() : []),
     recipientIds.length > 0 ? db.selectFrom('recipients').select(['id', 'dm_user_ids']).where('id', 'in', recipientIds).execute() : [],
     known.reactions ??
@@ -130,6 +145,13 @@ export async function formatMessages(
     reactionsOf.set(r.message_id, list);
   }
 
+  // Once per sender, not per message (a provider avatar is an MD5 of the email).
+  const avatars = new Map<number, string | null>();
+  const avatarOf = (sender: MessageSender) => {
+    if (!avatars.has(sender.id)) avatars.set(sender.id, avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar));
+    return avatars.get(sender.id)!;
+  };
+
   return rows.map((m) => {
     const sender = senderById.get(m.sender_id)!;
     const isChannel = m.channel_id !== null;
@@ -154,7 +176,7 @@ export async function formatMessages(
       sender_email: sender.email,
       sender_realm_str: realm.string_id,
       ...recipient,
-      avatar_url: avatarUrlFor(sender, opts.viewer, opts.clientSvcavatar),
+      avatar_url: avatarOf(sender),
       content_type: opts.applyMarkdown ? 'text/html' : 'text/x-markdown',
     };
     const history = visibleEditHistory(realm, m.edit_history);

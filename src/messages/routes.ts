@@ -5,7 +5,7 @@ import { sendMessage } from './send/send.ts';
 import { fetchMessage, fetchMessages, matchesNarrow } from './fetch/fetch.ts';
 import { parseNarrow } from './fetch/narrow.ts';
 import { channelViewer } from '../channels/access.ts';
-import type { Searcher } from './fetch/search.ts';
+import { searcherFor, type Searcher } from './fetch/search.ts';
 import { renderMarkdown } from '../rendering/index.ts';
 
 /** `type`: `direct` and `private` are direct messages; `channel` and `stream` channel messages. */
@@ -64,7 +64,10 @@ export function messageRoutes(r: Router): void {
       use_first_unread_anchor: p.bool().optional(),
     },
     async (ctx, q) => ({
-      ...(await fetchMessages(ctx.svc.db, await searcher(ctx), { ...q, client_svcavatar: q.client_svcavatar ?? ctx.user !== null })),
+      ...(await fetchMessages(ctx.svc.db, await searcherFor(ctx.svc.db, ctx.realm!, ctx.user, q.narrow), {
+        ...q,
+        client_svcavatar: q.client_svcavatar ?? ctx.user !== null,
+      })),
     }),
   );
 

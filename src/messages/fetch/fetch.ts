@@ -1,12 +1,24 @@
 // GET /messages (spec endpoint 5, digest 1.5): a window of messages around an
 // anchor in a narrow, and the other reads of messages.
 
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/schema.ts';
 import { badRequest } from '../../http/errors.ts';
 import { unsupportedCombination } from '../../http/params.ts';
-import { FORMATTED_COLUMNS, formatMessages, type ApiMessage, type FormattedMessageRow } from '../format.ts';
-import { buildSearch, idRange, orderKey, searchFrom, type Search, type Searcher } from './search.ts';
+import {
+  FORMATTED_COLUMNS,
+  formatMessages,
+  SENDER_COLUMNS,
+  type ApiMessage,
+  type FormattedMessageRow,
+  type KnownParts,
+  type MessageSender,
+} from '../format.ts';
+import type { ApiSubmessage } from '../submessages/submessages.ts';
+import type { Linkifier } from '../../markdown/index.ts';
+import { linkifiersJson } from '../../linkifiers/queries.ts';
+import { topicLinkerOf } from '../../linkifiers/rendering.ts';
+import { buildSearch, idRange, orderKey, searchFrom, type IdCondition, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
 import { intArray } from '../state-support.ts';
@@ -42,15 +54,76 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean | u
 
 type Row = FormattedMessageRow & { um_flags: number | null };
 
-const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
+/** A window row with what formatting needs besides the message, read in the same statement. */
+type PartsRow = Row &
+  Record<SenderColumn, unknown> & {
+    channel_name: string | null;
+    reactions: Reaction[] | null;
+    submessages: ApiSubmessage[] | null;
+    linkifiers: Linkifier[] | null;
+  };
+type SenderColumn = `sender_${(typeof SENDER_COLUMNS)[number]}`;
+type Reaction = NonNullable<KnownParts['reactions']>[number];
 
-async function rows(db: Executor, search: Search, where: ReturnType<typeof sql>, order: 'asc' | 'desc', limit: number): Promise<Row[]> {
-  if (limit <= 0) return [];
-  const result =
-    await sql<Row>`select ${COLUMNS}, um.flags as um_flags from ${searchFrom(search)} and ${where} order by ${orderKey(search)} ${sql.raw(order)} limit ${limit}`.execute(
-      db,
-    );
+/** One range of a window: its condition (a range of ids, or any condition), order and size. */
+interface Side {
+  where: IdCondition | RawBuilder<unknown>;
+  order: 'asc' | 'desc';
+  limit: number;
+}
+
+const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
+const SENDER = sql.join(SENDER_COLUMNS.map((c) => sql`s.${sql.ref(c)} as ${sql.ref(`sender_${c}`)}`));
+// Per message, in the order formatting lists them (reactions by time, submessages by id).
+const REACTIONS = sql`(select json_agg(json_build_object('message_id', x.message_id, 'user_id', x.user_id, 'emoji_name', x.emoji_name,
+  'emoji_code', x.emoji_code, 'reaction_type', x.reaction_type) order by x.created_at, x.user_id) from reactions x where x.message_id = w.id)`;
+const SUBMESSAGES = sql`(select json_agg(json_build_object('id', x.id, 'message_id', x.message_id, 'sender_id', x.sender_id, 'msg_type', x.msg_type,
+  'content', x.content) order by x.id) from submessages x where x.message_id = w.id)`;
+
+/**
+ * The rows of each side (`side` is its index), in one statement with their senders,
+ * channel names, reactions, submessages and the organization's linkifiers (the same
+ * on every row, read once): one round trip for the window and the formatting reads.
+ * Each side is limited first, so the joins see only its rows.
+ */
+async function rows(db: Executor, search: Search, sides: Side[]): Promise<(PartsRow & { side: number })[]> {
+  const wanted = sides.map((side, i) => ({ ...side, i })).filter((side) => side.limit > 0);
+  if (wanted.length === 0) return [];
+  const branches = wanted.map((side) => {
+    const range = typeof side.where === 'function' ? side.where : undefined;
+    const where = range ? idRange(search, range) : (side.where as RawBuilder<unknown>);
+    return sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${searchFrom(search, range)} and ${where} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`;
+  });
+  const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages,
+      ${linkifiersJson(search.realmId)} as linkifiers
+    from (${sql.join(branches, sql` union all `)}) w join users s on s.id = w.sender_id left join channels c on c.id = w.channel_id
+    order by w.id`.execute(db);
   return result.rows;
+}
+
+/** What formatting would read for these rows, from the rows themselves. */
+function partsOf(found: PartsRow[]): KnownParts {
+  const senders = new Map<number, MessageSender>();
+  const channels = new Map<number, string>();
+  const reactions: Reaction[] = [];
+  const submessages = new Map<number, ApiSubmessage[]>();
+  for (const r of found) {
+    if (!senders.has(r.sender_id)) senders.set(r.sender_id, senderOf(r));
+    if (r.channel_id !== null) channels.set(r.channel_id, r.channel_name!);
+    if (r.reactions) reactions.push(...r.reactions);
+    if (r.submessages) submessages.set(r.id, r.submessages);
+  }
+  return {
+    senders: [...senders.values()],
+    channels: [...channels].map(([id, name]) => ({ id, name })),
+    reactions,
+    submessages,
+    linkTopic: topicLinkerOf(found[0]?.linkifiers ?? []),
+  };
+}
+
+function senderOf(r: PartsRow): MessageSender {
+  return Object.fromEntries(SENDER_COLUMNS.map((c) => [c, r[`sender_${c}`]])) as MessageSender;
 }
 
 export async function firstUnread(db: Executor, search: Search): Promise<number> {
@@ -76,7 +149,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
     }
     if (req.message_ids.length > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     const search = await buildSearch(db, s, req.narrow);
-    const found = req.message_ids.length > 0 ? await rows(db, search, sql`m.id = any(${intArray(req.message_ids)})`, 'asc', req.message_ids.length) : [];
+    const found = await rows(db, search, [{ where: sql`m.id = any(${intArray(req.message_ids)})`, order: 'asc', limit: req.message_ids.length }]);
     return { messages: await present(db, s, found, req, search), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
   }
   const anchorParam = parseAnchor(req.anchor, req.use_first_unread_anchor);
@@ -99,35 +172,16 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   // (`oldest`) nothing is before or at it: those queries are skipped.
   const pastEnd = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const atStart = anchor <= 0;
-  const before = atStart
-    ? []
-    : await rows(
-        db,
-        search,
-        idRange(search, (id) => sql`${id} < ${anchor}::bigint`),
-        'desc',
-        numBefore + 1,
-      );
-  const after = pastEnd
-    ? []
-    : await rows(
-        db,
-        search,
-        idRange(search, (id) => sql`${id} > ${anchor}::bigint`),
-        'asc',
-        numAfter + 1,
-      );
-  const atAnchor =
-    req.include_anchor && !pastEnd && !atStart
-      ? await rows(
-          db,
-          search,
-          idRange(search, (id) => sql`${id} = ${anchor}::bigint`),
-          'asc',
-          1,
-        )
-      : [];
-  const window = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
+  const found = await rows(db, search, [
+    { where: (id) => sql`${id} < ${anchor}::bigint`, order: 'desc', limit: atStart ? 0 : numBefore + 1 },
+    { where: (id) => sql`${id} > ${anchor}::bigint`, order: 'asc', limit: pastEnd ? 0 : numAfter + 1 },
+    { where: (id) => sql`${id} = ${anchor}::bigint`, order: 'asc', limit: req.include_anchor && !pastEnd && !atStart ? 1 : 0 },
+  ]);
+  // Rows come in id order: the ones before the anchor nearest it are last.
+  const before = found.filter((r) => r.side === 0);
+  const after = found.filter((r) => r.side === 1);
+  const atAnchor = found.filter((r) => r.side === 2);
+  const window = [...before.slice(before.length - Math.min(numBefore, before.length)), ...atAnchor, ...after.slice(0, numAfter)];
   return {
     messages: await present(db, s, window, req, search),
     anchor,
@@ -138,16 +192,22 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   };
 }
 
-async function present(db: Executor, s: Searcher, found: Row[], req: FetchRequest, search: Search): Promise<ApiMessage[]> {
+async function present(db: Executor, s: Searcher, found: PartsRow[], req: FetchRequest, search: Search): Promise<ApiMessage[]> {
   const flags = new Map<number, number>();
   for (const r of found) if (r.um_flags !== null) flags.set(r.id, r.um_flags);
-  const messages = await formatMessages(db, s.realm, found, {
-    viewer: s.viewer?.user ?? null,
-    applyMarkdown: req.apply_markdown,
-    clientSvcavatar: req.client_svcavatar,
-    allowEmptyTopicName: req.allow_empty_topic_name,
-    flags,
-  });
+  const messages = await formatMessages(
+    db,
+    s.realm,
+    found,
+    {
+      viewer: s.viewer?.user ?? null,
+      applyMarkdown: req.apply_markdown,
+      clientSvcavatar: req.client_svcavatar,
+      allowEmptyTopicName: req.allow_empty_topic_name,
+      flags,
+    },
+    partsOf(found),
+  );
   if (search.text !== undefined) {
     const highlights = await highlight(
       db,
@@ -206,7 +266,7 @@ export async function fetchMessage(db: Executor, s: Searcher, id: number, opts: 
 /** GET /messages/matches_narrow: which of these messages match, with highlights for searches. */
 export async function matchesNarrow(db: Executor, s: Searcher, ids: number[], narrow: NarrowTerm[]) {
   const search = await buildSearch(db, s, narrow);
-  const found = ids.length > 0 ? await rows(db, search, sql`m.id = any(${intArray(ids)})`, 'asc', ids.length) : [];
+  const found = await rows(db, search, [{ where: sql`m.id = any(${intArray(ids)})`, order: 'asc', limit: ids.length }]);
   const highlights =
     search.text !== undefined
       ? await highlight(

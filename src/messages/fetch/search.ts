@@ -13,7 +13,8 @@ import type { Executor } from '../../db/schema.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import { badRequest } from '../../http/errors.ts';
-import { hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import { channelViewer, channelViewerAnd, hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import type { Channel } from '../../channels/tables.ts';
 import { getChannel, getChannelByName, listChannels } from '../../channels/queries.ts';
 import { getUser, getUserByEmail } from '../../users/queries.ts';
 import { badNarrow, type NarrowTerm } from './narrow.ts';
@@ -41,15 +42,33 @@ export interface Search {
 export interface Searcher {
   realm: Realm;
   viewer: ChannelViewer | null;
+  /** The channel a narrow's `channel` operand names, when read with the viewer (`searcherFor`). */
+  named?: { operand: NarrowTerm['operand']; channel: Channel | undefined };
+}
+
+/** How a `channel` operand names a channel: by id (then by name), or by name. */
+function channelRef(operand: NarrowTerm['operand']): { id: number | null; name: string } {
+  const byId = typeof operand === 'number' || /^\d+$/.test(String(operand));
+  return { id: byId && isRowId(Number(operand)) ? Number(operand) : null, name: String(operand) };
+}
+
+/** The searcher for a narrow: a user's, with the narrow's channel read in the same statement. */
+export async function searcherFor(db: Executor, realm: Realm, user: User | null, narrow: NarrowTerm[]): Promise<Searcher> {
+  if (!user) return { realm, viewer: null };
+  const term = narrow.find((t) => t.operator === 'channel');
+  if (!term) return { realm, viewer: await channelViewer(db, realm, user) };
+  const { viewer, channel } = await channelViewerAnd(db, realm, user, channelRef(term.operand));
+  return { realm, viewer, named: { operand: term.operand, channel } };
 }
 
 const SPECTATOR_OPERATORS = ['channel', 'channels', 'topic', 'sender', 'has', 'search', 'near', 'id', 'with'];
 
 async function resolveChannel(db: Executor, s: Searcher, operand: string | number | number[]) {
+  const ref = channelRef(operand);
   const channel =
-    typeof operand === 'number' || /^\d+$/.test(String(operand))
-      ? ((await getChannel(db, s.realm.id, Number(operand))) ?? (await getChannelByName(db, s.realm.id, String(operand))))
-      : await getChannelByName(db, s.realm.id, String(operand));
+    s.named?.operand === operand
+      ? s.named.channel
+      : ((ref.id !== null ? await getChannel(db, s.realm.id, ref.id) : undefined) ?? (await getChannelByName(db, s.realm.id, ref.name)));
   const visible = channel && (s.viewer ? hasMetadataAccess(s.viewer, channel) : channel.is_web_public);
   if (!channel || !visible) throw badNarrow(`unknown channel ${operand}`);
   return channel;
@@ -209,7 +228,7 @@ function isCondition(operand: string, viewerId: number | null): RawBuilder<unkno
  * joined, both ids get it: PostgreSQL carries equalities across a join, not ranges,
  * and without it one index scan starts at the far end of a long history.
  */
-export function idRange(search: Search, cond: (id: RawBuilder<unknown>) => RawBuilder<unknown>): RawBuilder<unknown> {
+export function idRange(search: Search, cond: IdCondition): RawBuilder<unknown> {
   return search.historyChannels === undefined ? sql`${cond(sql`m.id`)} and ${cond(sql`um.message_id`)}` : cond(sql`m.id`);
 }
 
@@ -222,12 +241,22 @@ export function orderKey(search: Search): RawBuilder<unknown> {
   return search.historyChannels === undefined ? sql`um.message_id` : sql`m.id`;
 }
 
-/** The FROM and WHERE of a search, for the queries in fetch.ts to complete. */
-export function searchFrom(search: Search): RawBuilder<unknown> {
+/** A condition on a message id column, as `(id) => sql`${id} < ${anchor}``. */
+export type IdCondition = (id: RawBuilder<unknown>) => RawBuilder<unknown>;
+
+/**
+ * The FROM and WHERE of a search, for the queries in fetch.ts to complete. With
+ * `range`, a channel's history also joins only the copies in that range: the range
+ * on `m.id` alone let PostgreSQL merge-join every copy of the viewer's from the
+ * far end up to the anchor (a page after an anchor took 30,000 rows for one).
+ * The caller still adds `idRange` to the WHERE.
+ */
+export function searchFrom(search: Search, range?: IdCondition): RawBuilder<unknown> {
   const where = search.conditions.length > 0 ? sql` and ${sql.join(search.conditions, sql` and `)}` : sql``;
   if (search.historyChannels === undefined) {
     return sql`user_messages um join messages m on m.id = um.message_id where um.user_id = ${search.viewerId}${where}`;
   }
   const channels = search.historyChannels.length > 0 ? sql`m.channel_id in (${sql.join(search.historyChannels)})` : sql`false`;
-  return sql`messages m left join user_messages um on um.message_id = m.id and um.user_id = ${search.viewerId} where m.realm_id = ${search.realmId} and ${channels}${where}`;
+  const copies = range ? sql` and ${range(sql`um.message_id`)}` : sql``;
+  return sql`messages m left join user_messages um on um.message_id = m.id and um.user_id = ${search.viewerId}${copies} where m.realm_id = ${search.realmId} and ${channels}${where}`;
 }

@@ -16,7 +16,7 @@ import { badRequest } from '../../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
 import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_BITS, type FlagName } from './flags.ts';
-import { buildSearch, idRange, searchFrom, type Search, type Searcher } from '../fetch/search.ts';
+import { buildSearch, idRange, searchFrom, type IdCondition, type Search, type Searcher } from '../fetch/search.ts';
 import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, parseAnchor } from '../fetch/fetch.ts';
 import type { NarrowTerm } from '../fetch/narrow.ts';
 import { topicParameter } from '../validation.ts';
@@ -131,9 +131,12 @@ export interface NarrowFlagRequest {
   flag: string;
 }
 
-async function windowIds(tx: Tx, search: Search, where: ReturnType<typeof sql>, order: 'asc' | 'desc', limit: number): Promise<number[]> {
+/** The ids in a range of the search (the range bounds the joined copies too: see searchFrom). */
+async function windowIds(tx: Tx, search: Search, range: IdCondition, order: 'asc' | 'desc', limit: number): Promise<number[]> {
   if (limit <= 0) return [];
-  const result = await sql<{ id: number }>`select m.id from ${searchFrom(search)} and ${where} order by m.id ${sql.raw(order)} limit ${limit}`.execute(tx);
+  const result = await sql<{
+    id: number;
+  }>`select m.id from ${searchFrom(search, range)} and ${idRange(search, range)} order by m.id ${sql.raw(order)} limit ${limit}`.execute(tx);
   return result.rows.map((r) => r.id);
 }
 
@@ -158,29 +161,9 @@ export async function updateFlagsForNarrow(svc: Services, realm: Realm, user: Us
             ? await firstUnread(tx, search)
             : anchorParam;
     // One row more than asked on each side tells whether the end was reached.
-    const before = await windowIds(
-      tx,
-      search,
-      idRange(search, (id) => sql`${id} < ${anchor}::bigint`),
-      'desc',
-      numBefore + 1,
-    );
-    const after = await windowIds(
-      tx,
-      search,
-      idRange(search, (id) => sql`${id} > ${anchor}::bigint`),
-      'asc',
-      numAfter + 1,
-    );
-    const atAnchor = req.include_anchor
-      ? await windowIds(
-          tx,
-          search,
-          idRange(search, (id) => sql`${id} = ${anchor}::bigint`),
-          'asc',
-          1,
-        )
-      : [];
+    const before = await windowIds(tx, search, (id) => sql`${id} < ${anchor}::bigint`, 'desc', numBefore + 1);
+    const after = await windowIds(tx, search, (id) => sql`${id} > ${anchor}::bigint`, 'asc', numAfter + 1);
+    const atAnchor = req.include_anchor ? await windowIds(tx, search, (id) => sql`${id} = ${anchor}::bigint`, 'asc', 1) : [];
     const processed = [...before.slice(0, numBefore).reverse(), ...atAnchor, ...after.slice(0, numAfter)];
     const result = await changeFlags(ctx, processed, change);
     return {
