@@ -28,11 +28,15 @@ export interface ChannelViewer {
   subscribed: Set<number>;
 }
 
+/** The select list of a viewer's groups and subscriptions, as `groups` and `subscribed`. */
+function viewerColumns(userId: number) {
+  return sql`array(${userGroupIdsQuery(userId)}) as groups,
+    array(select channel_id from subscriptions where user_id = ${userId} and active) as subscribed`;
+}
+
 export async function channelViewer(db: Executor, realm: Realm, user: User): Promise<ChannelViewer> {
   // One round trip: nearly every action asks this first.
-  const { rows } = await sql<{ groups: number[]; subscribed: number[] }>`
-    select array(${userGroupIdsQuery(user.id)}) as groups,
-      array(select channel_id from subscriptions where user_id = ${user.id} and active) as subscribed`.execute(db);
+  const { rows } = await sql<{ groups: number[]; subscribed: number[] }>`select ${viewerColumns(user.id)}`.execute(db);
   return { user, realm, groups: new Set(rows[0].groups), subscribed: new Set(rows[0].subscribed) };
 }
 
@@ -47,9 +51,7 @@ export async function channelViewerAnd(
   ref: { id: number | null; name: string },
 ): Promise<{ viewer: ChannelViewer; channel: Channel | undefined }> {
   const { rows } = await sql<{ groups: number[]; subscribed: number[] } & (Channel | { id: null })>`
-    select v.groups, v.subscribed, c.* from (
-      select array(${userGroupIdsQuery(user.id)}) as groups,
-        array(select channel_id from subscriptions where user_id = ${user.id} and active) as subscribed) v
+    select v.groups, v.subscribed, c.* from (select ${viewerColumns(user.id)}) v
     left join lateral (
       select * from channels where realm_id = ${realm.id} and (id = ${ref.id}::integer or lower(name) = ${ref.name.toLowerCase()})
       order by id = ${ref.id}::integer desc nulls last limit 1) c on true`.execute(db);

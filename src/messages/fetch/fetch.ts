@@ -18,7 +18,7 @@ import type { ApiSubmessage } from '../submessages/submessages.ts';
 import type { Linkifier } from '../../markdown/index.ts';
 import { linkifiersJson } from '../../linkifiers/queries.ts';
 import { topicLinkerOf } from '../../linkifiers/rendering.ts';
-import { buildSearch, idRange, orderKey, searchFrom, type IdCondition, type Search, type Searcher } from './search.ts';
+import { buildSearch, orderKey, searchFrom, type IdCondition, type Search, type Searcher } from './search.ts';
 import type { NarrowTerm } from './narrow.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
 import { intArray } from '../state-support.ts';
@@ -90,9 +90,8 @@ async function rows(db: Executor, search: Search, sides: Side[]): Promise<(Parts
   const wanted = sides.map((side, i) => ({ ...side, i })).filter((side) => side.limit > 0);
   if (wanted.length === 0) return [];
   const branches = wanted.map((side) => {
-    const range = typeof side.where === 'function' ? side.where : undefined;
-    const where = range ? idRange(search, range) : (side.where as RawBuilder<unknown>);
-    return sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${searchFrom(search, range)} and ${where} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`;
+    const from = typeof side.where === 'function' ? searchFrom(search, side.where) : sql`${searchFrom(search)} and ${side.where}`;
+    return sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${from} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`;
   });
   const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages,
       ${linkifiersJson(search.realmId)} as linkifiers
@@ -181,7 +180,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   const before = found.filter((r) => r.side === 0);
   const after = found.filter((r) => r.side === 1);
   const atAnchor = found.filter((r) => r.side === 2);
-  const window = [...before.slice(before.length - Math.min(numBefore, before.length)), ...atAnchor, ...after.slice(0, numAfter)];
+  const window = [...before.slice(Math.max(0, before.length - numBefore)), ...atAnchor, ...after.slice(0, numAfter)];
   return {
     messages: await present(db, s, window, req, search),
     anchor,

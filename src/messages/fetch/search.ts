@@ -224,15 +224,6 @@ function isCondition(operand: string, viewerId: number | null): RawBuilder<unkno
 }
 
 /**
- * A range on the message id, as `(id) => sql`${id} < ${anchor}``. Where copies are
- * joined, both ids get it: PostgreSQL carries equalities across a join, not ranges,
- * and without it one index scan starts at the far end of a long history.
- */
-export function idRange(search: Search, cond: IdCondition): RawBuilder<unknown> {
-  return search.historyChannels === undefined ? sql`${cond(sql`m.id`)} and ${cond(sql`um.message_id`)}` : cond(sql`m.id`);
-}
-
-/**
  * What a search is ordered by: over the viewer's copies, their message id, so that
  * the plan walks the viewer's copies (user_messages' key) and not every message of
  * the organization backwards, filtering by user.
@@ -245,18 +236,20 @@ export function orderKey(search: Search): RawBuilder<unknown> {
 export type IdCondition = (id: RawBuilder<unknown>) => RawBuilder<unknown>;
 
 /**
- * The FROM and WHERE of a search, for the queries in fetch.ts to complete. With
- * `range`, a channel's history also joins only the copies in that range: the range
- * on `m.id` alone let PostgreSQL merge-join every copy of the viewer's from the
- * far end up to the anchor (a page after an anchor took 30,000 rows for one).
- * The caller still adds `idRange` to the WHERE.
+ * The FROM and WHERE of a search, for the queries in fetch.ts to complete; `range`
+ * (as `(id) => sql`${id} < ${anchor}``) limits it to a range of message ids. The
+ * range goes on both ids wherever copies are joined: PostgreSQL carries equalities
+ * across a join, not ranges, so with it on `m.id` alone one index scan starts at the
+ * far end of a long history, and a channel's history merge-joined every copy of the
+ * viewer's up to the anchor (a page after an anchor took 30,000 rows for one).
  */
 export function searchFrom(search: Search, range?: IdCondition): RawBuilder<unknown> {
-  const where = search.conditions.length > 0 ? sql` and ${sql.join(search.conditions, sql` and `)}` : sql``;
+  const conditions = range ? [...search.conditions, range(sql`m.id`)] : search.conditions;
+  const where = conditions.length > 0 ? sql` and ${sql.join(conditions, sql` and `)}` : sql``;
+  const copies = range ? sql` and ${range(sql`um.message_id`)}` : sql``;
   if (search.historyChannels === undefined) {
-    return sql`user_messages um join messages m on m.id = um.message_id where um.user_id = ${search.viewerId}${where}`;
+    return sql`user_messages um join messages m on m.id = um.message_id where um.user_id = ${search.viewerId}${copies}${where}`;
   }
   const channels = search.historyChannels.length > 0 ? sql`m.channel_id in (${sql.join(search.historyChannels)})` : sql`false`;
-  const copies = range ? sql` and ${range(sql`um.message_id`)}` : sql``;
   return sql`messages m left join user_messages um on um.message_id = m.id and um.user_id = ${search.viewerId}${copies} where m.realm_id = ${search.realmId} and ${channels}${where}`;
 }

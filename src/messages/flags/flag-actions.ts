@@ -16,7 +16,7 @@ import { badRequest } from '../../http/errors.ts';
 import { channelViewer, hasContentAccess } from '../../channels/access.ts';
 import { getChannel } from '../../channels/queries.ts';
 import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_BITS, type FlagName } from './flags.ts';
-import { buildSearch, idRange, searchFrom, type IdCondition, type Search, type Searcher } from '../fetch/search.ts';
+import { buildSearch, searchFrom, type IdCondition, type Search, type Searcher } from '../fetch/search.ts';
 import { firstUnread, LARGER_THAN_MAX_MESSAGE_ID, parseAnchor } from '../fetch/fetch.ts';
 import type { NarrowTerm } from '../fetch/narrow.ts';
 import { topicParameter } from '../validation.ts';
@@ -134,9 +134,7 @@ export interface NarrowFlagRequest {
 /** The ids in a range of the search (the range bounds the joined copies too: see searchFrom). */
 async function windowIds(tx: Tx, search: Search, range: IdCondition, order: 'asc' | 'desc', limit: number): Promise<number[]> {
   if (limit <= 0) return [];
-  const result = await sql<{
-    id: number;
-  }>`select m.id from ${searchFrom(search, range)} and ${idRange(search, range)} order by m.id ${sql.raw(order)} limit ${limit}`.execute(tx);
+  const result = await sql<{ id: number }>`select m.id from ${searchFrom(search, range)} order by m.id ${sql.raw(order)} limit ${limit}`.execute(tx);
   return result.rows.map((r) => r.id);
 }
 
