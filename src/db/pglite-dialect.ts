@@ -6,7 +6,7 @@
 // waits its turn. Code inside a transaction must use the transaction object,
 // never the outer `db`, or it would wait for itself.
 
-import type { PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -20,15 +20,120 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
-class PGliteConnection implements DatabaseConnection {
+const { serialize } = protocol;
+/** Statements kept prepared at most; the least recently used is closed first. */
+const MAX_PREPARED = 500;
+// Statements worth keeping: those PostgreSQL plans. Transaction control and DDL run unprepared.
+const PLANNED = /^\s*\(?\s*(select|insert|update|delete|with|values)\b/i;
+// A schema change may change what a kept statement returns ("cached plan must not change result type").
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
+// Each driver's statements have names of their own, should two share a PGlite.
+let drivers = 0;
+
+interface Prepared {
+  name: string;
+  paramTypes: number[];
+}
+
+/**
+ * Runs statements on PGlite, each planned statement prepared once by its text. PGlite's own
+ * `query()` parses, describes and plans every statement afresh, in six calls into its
+ * WebAssembly; for the short statements most requests are made of, that costs two to three
+ * times their execution. A statement seen before is bound and executed in one call.
+ * Plans are PostgreSQL's own plan cache's: custom for the first executions, generic when
+ * that costs no more (`plan_cache_mode`).
+ */
+export class PreparedStatements {
   readonly #pg: PGlite;
+  readonly #byText = new Map<string, Prepared>();
+  readonly #prefix = `confab_${drivers++}_`;
+  #next = 0;
 
   constructor(pg: PGlite) {
     this.#pg = pg;
   }
 
+  get size(): number {
+    return this.#byText.size;
+  }
+
+  async query<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
+    if (!PLANNED.test(text)) return this.#unprepared<R>(text, params);
+    try {
+      const statement = await this.#prepare(text);
+      const values = params.map((v, i) => this.#serialize(v, statement.paramTypes[i]));
+      const bind = serialize.bind({ statement: statement.name, values });
+      const { messages } = await this.#pg.execProtocol(concat(bind, serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()));
+      return parse.parseResults(messages, this.#pg.parsers)[0] as Results<R>;
+    } catch (e) {
+      throw withQuery(e, text, params);
+    }
+  }
+
+  async #prepare(text: string): Promise<Prepared> {
+    const known = this.#byText.get(text);
+    if (known) {
+      // Most recently used last: the map's first entry is the one to close.
+      this.#byText.delete(text);
+      this.#byText.set(text, known);
+      return known;
+    }
+    const name = `${this.#prefix}${this.#next++}`;
+    const parsed = serialize.parse({ name, text });
+    const { messages } = await this.#pg.execProtocol(concat(parsed, serialize.describe({ type: 'S', name }), serialize.sync()));
+    const statement = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+    this.#byText.set(text, statement);
+    if (this.#byText.size > MAX_PREPARED) await this.#close(this.#byText.keys().next().value!);
+    return statement;
+  }
+
+  async #close(text: string): Promise<void> {
+    const statement = this.#byText.get(text)!;
+    this.#byText.delete(text);
+    // In a failed transaction the close is refused and the statement stays until the session ends.
+    await this.#pg.execProtocol(concat(serialize.close({ type: 'S', name: statement.name }), serialize.sync()), { throwOnError: false });
+  }
+
+  async #unprepared<R>(text: string, params: readonly unknown[]): Promise<Results<R>> {
+    const result = await this.#pg.query<R>(text, params as unknown[]);
+    if (SCHEMA_CHANGE.test(text)) for (const kept of [...this.#byText.keys()]) await this.#close(kept);
+    return result;
+  }
+
+  // As PGlite's query() does: by the parameter's type as PostgreSQL inferred it.
+  #serialize(value: unknown, type: number | undefined): string | null {
+    if (value === null || value === undefined) return null;
+    const serializer = type === undefined ? undefined : this.#pg.serializers[type];
+    return serializer ? serializer(value) : String(value);
+  }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** The statement and its parameters on a database error, as PGlite's query() gives them. */
+function withQuery(e: unknown, query: string, params: readonly unknown[]): unknown {
+  if (e instanceof Error && 'code' in e) Object.assign(e, { query, params });
+  return e;
+}
+
+class PGliteConnection implements DatabaseConnection {
+  readonly #statements: PreparedStatements;
+
+  constructor(pg: PGlite) {
+    this.#statements = new PreparedStatements(pg);
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.#pg.query<R>(query.sql, query.parameters as unknown[]);
+    const result = await this.#statements.query<R>(query.sql, query.parameters);
     const affected = result.affectedRows;
     return { rows: result.rows, numAffectedRows: affected === undefined ? undefined : BigInt(affected) };
   }
