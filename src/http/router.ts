@@ -328,6 +328,11 @@ async function dispatch(
 
 /** `listener` runs once if the client goes away before the whole answer was written. */
 function onGone(reply: FastifyReply, listener: () => void): void {
+  // Gone already (while the request was being authenticated): no `close` will come.
+  if (reply.raw.closed) {
+    if (!reply.raw.writableFinished) queueMicrotask(listener);
+    return;
+  }
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) listener();
   });
