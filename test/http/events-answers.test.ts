@@ -187,3 +187,19 @@ test("a replaced poll's socket closing later leaves the newer poll parked", asyn
   await server.owner.patch(`/users/${member.id}`, { full_name: 'Second Heard' });
   assert.match(await second.answer, /"full_name":"Second Heard"/);
 });
+
+test('a client that leaves right after asking (before or after its poll parks) leaves no poll parked', async () => {
+  const member = await server.createUser({ fullName: 'Hasty Member' });
+  const queueId = await register(member);
+  const queue = queuesOf(queueId).get(queueId, member.id);
+  for (let i = 0; i < 5; i++) {
+    const poll = rawGet(member, `/events?queue_id=${queueId}&last_event_id=-1`);
+    poll.answer.catch(() => {});
+    poll.socket.on('connect', () => poll.socket.destroy());
+    await new Promise((r) => poll.socket.once('close', r));
+    // However far the request got, the queue ends up not waiting (no heartbeat will come for it).
+    for (let tries = 0; queue.waiting && tries < 200; tries++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(queue.waiting, false);
+  }
+  assert.deepEqual(queue.events, []);
+});
