@@ -97,6 +97,8 @@ export class EventQueue {
   /** More than MAX_QUEUE_EVENTS were waiting: the queue is gone for its client. */
   overflowed = false;
   #waiter: Waiter | undefined;
+  /** The options' part of its shape key, made once by shape.ts (a field: read for every notice). */
+  optionsShapeKey: string | undefined;
   /** The newest event and the shaped event it copies (often shared by many queues): its JSON is made once. */
   #newest: { queued: QueuedEvent; shaped: ServerEvent } | undefined;
 

@@ -119,8 +119,6 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
   return caps.empty_topic_name ? out : out.map(showEmptyTopic);
 }
 
-const optionsKeys = new WeakMap<EventQueue, string>();
-
 /**
  * Queues with the same key get the same events from `shapeFor` for this notice
  * (the bus shapes, and the answers serialize, once per key): the options it reads
@@ -129,12 +127,11 @@ const optionsKeys = new WeakMap<EventQueue, string>();
  */
 export function shapeKey(queue: EventQueue, notice: Notice): string | undefined {
   if (notice.localEcho?.queueId === queue.id) return undefined;
-  let key = optionsKeys.get(queue);
+  let key = queue.optionsShapeKey;
   if (key === undefined) {
     const o = queue.options;
     const types = queue.eventTypes === null ? null : [...queue.eventTypes].sort();
-    key = JSON.stringify([types, o.narrow, o.applyMarkdown, o.clientSvcavatar, o.slimPresence, o.capabilities]);
-    optionsKeys.set(queue, key);
+    key = queue.optionsShapeKey = JSON.stringify([types, o.narrow, o.applyMarkdown, o.clientSvcavatar, o.slimPresence, o.capabilities]);
   }
   const userId = queue.options.userId;
   const own = notice.perUser?.[userId];
