@@ -153,7 +153,9 @@ export async function spawnedServer(name: string, seed?: (server: Awaited<Return
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  // Every simulated client keeps its connection, as real ones do (Node's default keeps 256 idle
+  // sockets: the rest were closed after each answer, and the server paid for closes and reconnects).
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: Infinity });
   const exited = new Promise((r) => child.on('exit', r));
   /** One API call over a socket; the reply's status and parsed body. */
   const call = (method: string, path: string, auth: string | null, params: Record<string, unknown> = {}) =>

@@ -36,11 +36,12 @@ export async function authenticateApiKey(
   if (!API_KEY_FORMAT.test(credentials.apiKey)) throw unauthorized('Malformed API key');
   const cached = cache?.get(credentials.apiKey);
   let found = cached;
+  let stamp: number | undefined;
   if (!found) {
-    const user = await db.selectFrom('users').selectAll().where('api_key', '=', credentials.apiKey).executeTakeFirst();
-    if (!user) throw unauthorized('Invalid API key');
-    const realm = await db.selectFrom('realms').selectAll().where('id', '=', user.realm_id).executeTakeFirstOrThrow();
-    found = { user, realm };
+    const read = () => readCredentials(db, credentials.apiKey);
+    if (cache) ({ found, stamp } = await cache.load(credentials.apiKey, read));
+    else found = await read();
+    if (!found) throw unauthorized('Invalid API key');
   }
   const { user, realm } = found;
   const name = credentials.username?.toLowerCase();
@@ -49,6 +50,14 @@ export async function authenticateApiKey(
   if (!user.is_active) throw unauthorized('Account is deactivated');
   if (realm.string_id !== subdomain) throw unauthorized('Account is not associated with this subdomain');
   // Only credentials that pass are remembered: a refusal is always read afresh.
-  if (!cached) cache?.set(credentials.apiKey, user, realm);
+  if (!cached) cache?.set(credentials.apiKey, user, realm, stamp);
+  return { user, realm };
+}
+
+/** The account an API key names, and its organization. */
+async function readCredentials(db: Executor, apiKey: string): Promise<{ user: User; realm: Realm } | undefined> {
+  const user = await db.selectFrom('users').selectAll().where('api_key', '=', apiKey).executeTakeFirst();
+  if (!user) return undefined;
+  const realm = await db.selectFrom('realms').selectAll().where('id', '=', user.realm_id).executeTakeFirstOrThrow();
   return { user, realm };
 }

@@ -26,8 +26,14 @@ interface Entry {
   expires: number;
 }
 
+type Found = { user: User; realm: Realm } | undefined;
+
 export class CredentialCache {
   readonly #byKey = new Map<string, Entry>();
+  /** Reads under way: a burst of polls with one key (its entry just expired) reads it once. */
+  readonly #reading = new Map<string, Promise<Found>>();
+  /** Counts what dropped entries: a read that began before a drop is not remembered. */
+  #drops = 0;
   readonly #ttlMs: number;
 
   constructor(ttlMs: number) {
@@ -44,25 +50,51 @@ export class CredentialCache {
     return entry;
   }
 
-  set(apiKey: string, user: User, realm: Realm): void {
-    if (this.#ttlMs <= 0) return;
+  /**
+   * `read()`, shared with the requests that miss the same key while it runs (each
+   * checks the result itself). `stamp` goes to `set`: it remembers nothing read
+   * before a change dropped entries.
+   */
+  async load(apiKey: string, read: () => Promise<Found>): Promise<{ found: Found; stamp: number }> {
+    const stamp = this.#drops;
+    let reading = this.#reading.get(apiKey);
+    if (!reading) {
+      reading = read().finally(() => {
+        if (this.#reading.get(apiKey) === reading) this.#reading.delete(apiKey);
+      });
+      this.#reading.set(apiKey, reading);
+    }
+    return { found: await reading, stamp };
+  }
+
+  set(apiKey: string, user: User, realm: Realm, stamp = this.#drops): void {
+    if (this.#ttlMs <= 0 || stamp !== this.#drops) return;
     if (this.#byKey.size > 100_000) this.#byKey.clear();
     this.#byKey.set(apiKey, { user, realm, expires: Date.now() + this.#ttlMs });
   }
 
   /** Forgets everything (after a change made outside the actions, e.g. in tests). */
   clear(): void {
+    this.#dropped();
     this.#byKey.clear();
+  }
+
+  /** Reads under way may have seen what a change replaced: later misses read again. */
+  #dropped(): void {
+    this.#drops++;
+    this.#reading.clear();
   }
 
   /** Forgets a user's entries at once (their API key changed). */
   forgetUser(userId: number): void {
+    this.#dropped();
     for (const [key, entry] of this.#byKey) if (entry.user.id === userId) this.#byKey.delete(key);
   }
 
   /** Drops what a published change may have made stale. */
   observe(notice: Notice): void {
     const { event } = notice;
+    if (event.type === 'realm_user' || event.type === 'user_settings' || event.type === 'realm_bot' || event.type === 'realm') this.#dropped();
     if (event.type === 'realm_user' || event.type === 'user_settings') {
       // A user's own settings travel to that user alone: the audience names them.
       const userIds = event.type === 'realm_user' ? [(event.person as { user_id?: number } | undefined)?.user_id] : notice.users;

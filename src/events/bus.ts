@@ -2,10 +2,10 @@
 // With a broker (src/cluster/bus.ts) `deliver` runs in every process for what
 // any process published; without one, `publish` delivers here at once.
 
-import type { EventPublisher, Notice } from './types.ts';
+import type { EventPublisher, Notice, ServerEvent } from './types.ts';
 import type { QueueRegistry } from './queues.ts';
 import type { EventQueue } from './queue.ts';
-import { shapeFor } from './shape.ts';
+import { shapeFor, shapeKey } from './shape.ts';
 
 export class LocalEventBus implements EventPublisher {
   readonly #queues: QueueRegistry;
@@ -28,10 +28,18 @@ export class LocalEventBus implements EventPublisher {
   deliver(notice: Notice, only?: ReadonlySet<EventQueue>): void {
     if (!only) for (const observer of this.#observers) observer(notice);
     const reached = new Set<EventQueue>();
+    // Queues of one shape share its events (and so their JSON text, see EventQueue.eventsJson).
+    const shapes = new Map<string, ServerEvent[]>();
     const push = (queue: EventQueue) => {
       if (queue.options.realmId !== notice.realmId || reached.has(queue) || (only && !only.has(queue))) return;
       reached.add(queue);
-      for (const event of shapeFor(queue, notice)) queue.push(event);
+      const key = shapeKey(queue, notice);
+      let events = key === undefined ? undefined : shapes.get(key);
+      if (events === undefined) {
+        events = shapeFor(queue, notice);
+        if (key !== undefined) shapes.set(key, events);
+      }
+      for (const event of events) queue.push(event);
     };
     for (const userId of notice.users) for (const queue of this.#queues.forUser(userId)) push(queue);
     if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) push(queue);

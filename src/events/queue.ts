@@ -54,9 +54,24 @@ export interface SavedQueue {
   newestPrunedId: number | null;
 }
 
-interface Waiter {
-  resolve: (events: QueuedEvent[]) => void;
-  heartbeat: NodeJS.Timeout;
+/** What a parked poll does when it ends: answers with what the queue holds. */
+export type Answer = (events: QueuedEvent[]) => void;
+
+/** A parked poll (opaque to callers: `cancelWait` takes it back). */
+export interface Waiter {
+  readonly answer: Answer;
+  readonly heartbeat: NodeJS.Timeout;
+}
+
+/**
+ * Heartbeat delays are whole multiples of this (jitter included): Node keeps one timer list per
+ * distinct delay, and 10,000 parked polls with delays of their own cost a heap operation each.
+ */
+const HEARTBEAT_STEP_MS = 100;
+
+/** A parked poll's heartbeat delay: `heartbeatMs` plus up to `jitterMs`, in steps. */
+export function heartbeatDelay(heartbeatMs: number, jitterMs: number): number {
+  return heartbeatMs + Math.round((Math.random() * jitterMs) / HEARTBEAT_STEP_MS) * HEARTBEAT_STEP_MS;
 }
 
 /**
@@ -82,6 +97,10 @@ export class EventQueue {
   /** More than MAX_QUEUE_EVENTS were waiting: the queue is gone for its client. */
   overflowed = false;
   #waiter: Waiter | undefined;
+  /** The options' part of its shape key, made once by shape.ts (a field: read for every notice). */
+  optionsShapeKey: string | undefined;
+  /** The newest event and the shaped event it copies (often shared by many queues): its JSON is made once. */
+  #newest: { queued: QueuedEvent; shaped: ServerEvent } | undefined;
 
   constructor(options: QueueOptions, saved?: SavedQueue, idPrefix = '') {
     this.id = saved?.id ?? idPrefix + randomUUID();
@@ -101,6 +120,7 @@ export class EventQueue {
   push(event: ServerEvent): QueuedEvent {
     const queued = { ...event, id: this.nextId++ } as QueuedEvent;
     if (this.overflowed) return queued;
+    this.#newest = { queued, shaped: event };
     this.events.push(queued);
     if (this.events.length > MAX_QUEUE_EVENTS) {
       this.overflowed = true;
@@ -134,24 +154,44 @@ export class EventQueue {
   }
 
   /**
-   * Waits for the next event, or sends a heartbeat after `heartbeatMs`. A newer
-   * poll ends this one with what the queue holds.
+   * Parks a poll: `answer` runs (synchronously, so it must not throw) at the next
+   * event, with a heartbeat after `heartbeatMs`, when a newer poll parks, or when
+   * the queue goes.
    */
-  wait(heartbeatMs: number): Promise<QueuedEvent[]> {
+  park(heartbeatMs: number, answer: Answer): Waiter {
     this.#finishWaiter();
     this.lastConnection = Date.now();
-    return new Promise((resolve) => {
-      const heartbeat = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
-      this.#waiter = { resolve, heartbeat };
-    });
+    const heartbeat = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
+    this.#waiter = { answer, heartbeat };
+    return this.#waiter;
   }
 
-  /** The client went away while parked. */
-  cancelWait(): void {
-    if (!this.#waiter) return;
+  /** `park` as a promise (polls forwarded from another process). */
+  wait(heartbeatMs: number): Promise<QueuedEvent[]> {
+    return new Promise((resolve) => this.park(heartbeatMs, resolve));
+  }
+
+  /** The client went away while parked (on `waiter`, if given: not on a newer poll). */
+  cancelWait(waiter?: Waiter): void {
+    if (!this.#waiter || (waiter && waiter !== this.#waiter)) return;
     clearTimeout(this.#waiter.heartbeat);
     this.#waiter = undefined;
     this.lastConnection = Date.now();
+  }
+
+  /**
+   * `events` as a JSON array, the same text as JSON.stringify's: the newest event's
+   * text is its shaped event's, made once for every queue that holds that shape.
+   */
+  eventsJson(events: readonly QueuedEvent[]): string {
+    const newest = this.#newest;
+    let text = '[';
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      if (i > 0) text += ',';
+      text += newest?.queued === event ? withId(newest.shaped, event.id) : JSON.stringify(event);
+    }
+    return `${text}]`;
   }
 
   #wake(): void {
@@ -164,7 +204,7 @@ export class EventQueue {
     this.#waiter = undefined;
     clearTimeout(waiter.heartbeat);
     this.lastConnection = Date.now();
-    waiter.resolve([...this.events]);
+    waiter.answer([...this.events]);
   }
 
   /** Ends a parked poll at shutdown: it answers with what is there. */
@@ -175,4 +215,15 @@ export class EventQueue {
   save(): SavedQueue {
     return { id: this.id, options: this.options, events: this.events, nextId: this.nextId, newestPrunedId: this.newestPrunedId };
   }
+}
+
+const shapedText = new WeakMap<ServerEvent, string>();
+
+/** JSON of `{ ...shaped, id }`: the shaped event's text (made once) with the id appended. */
+function withId(shaped: ServerEvent, id: number): string {
+  let text = shapedText.get(shaped);
+  if (text === undefined) shapedText.set(shaped, (text = JSON.stringify(shaped)));
+  // An event with an id of its own keeps it in place: JSON.stringify says where.
+  if (text === '{}' || Object.hasOwn(shaped, 'id')) return JSON.stringify({ ...shaped, id });
+  return `${text.slice(0, -1)},"id":${id}}`;
 }

@@ -45,7 +45,7 @@ export function eventRoutes(r: Router): void {
     'GET',
     '/events',
     { queue_id: p.str(), last_event_id: p.int(), dont_block: p.bool().default(false) },
-    async (ctx, q) => ({ events: await getEvents(ctx.svc, ctx.user, q, ctx.request.signal) }),
+    (ctx, q) => getEvents(ctx.svc, ctx.user, q, ctx.request),
     { rateLimit: false },
   );
 

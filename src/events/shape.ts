@@ -9,7 +9,10 @@ import { narrowMatches } from './narrow.ts';
 
 export const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
 
-/** The events a queue receives for a notice: none, one, or (legacy forms) several. */
+/**
+ * The events a queue receives for a notice: none, one, or (legacy forms) several.
+ * What it reads of the queue and the notice, `shapeKey` must name too.
+ */
 export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
   const { event } = notice;
   // Between processes only (credentials_changed): no queue gets it.
@@ -114,6 +117,28 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
 
   out = out.filter((e) => accepts(queue, e.type));
   return caps.empty_topic_name ? out : out.map(showEmptyTopic);
+}
+
+/**
+ * Queues with the same key get the same events from `shapeFor` for this notice
+ * (the bus shapes, and the answers serialize, once per key): the options it reads
+ * (all but the user), the user's own part of the notice, and whether the avatar
+ * rule names the user. The sending queue's local echo is its own (undefined).
+ */
+export function shapeKey(queue: EventQueue, notice: Notice): string | undefined {
+  if (notice.localEcho?.queueId === queue.id) return undefined;
+  let key = queue.optionsShapeKey;
+  if (key === undefined) {
+    const o = queue.options;
+    const types = queue.eventTypes === null ? null : [...queue.eventTypes].sort();
+    key = queue.optionsShapeKey = JSON.stringify([types, o.narrow, o.applyMarkdown, o.clientSvcavatar, o.slimPresence, o.capabilities]);
+  }
+  const userId = queue.options.userId;
+  const own = notice.perUser?.[userId];
+  if (own !== undefined) key += `\u0000${JSON.stringify(own)}`;
+  const nullable = notice.hidden?.avatar_nullable_for;
+  if (Array.isArray(nullable)) key += nullable.includes(userId) ? '\u0000n' : '\u0000-';
+  return key;
 }
 
 function accepts(queue: EventQueue, type: string): boolean {

@@ -53,7 +53,23 @@ export interface RequestInfo {
   scheme: Scheme;
   /** Adds Set-Cookie headers to the answer (the session routes). */
   setCookies(values: string[]): void;
+  /**
+   * The handler answers later by itself (a parked long-poll) and returns DEFERRED:
+   * the same success envelope, status and headers, written straight to the socket.
+   */
+  defer(): DeferredAnswer;
 }
+
+/** An answer written after the handler returned (see `RequestInfo.defer`). */
+export interface DeferredAnswer {
+  /** Answers 200 with the success envelope around `members` (JSON object members: `"events":[...]`). */
+  succeed(members: string): void;
+  /** `listener` runs once if the client goes away before the answer. */
+  onGone(listener: () => void): void;
+}
+
+/** What a handler that called `request.defer()` returns: the dispatcher sends nothing. */
+export const DEFERRED: HandlerResult = Object.freeze({});
 
 export interface UserContext {
   svc: Services;
@@ -244,10 +260,9 @@ async function dispatch(
       }
     }
 
-    const aborted = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) aborted.abort();
-    });
+    let aborted: AbortController | undefined;
+    let source: Sources | undefined;
+    let consumed: Set<string> | undefined;
     const request: RequestInfo = {
       clientName: clientNameFrom(req.headers['user-agent']),
       // Read only when used: finding the peer's address costs a system call.
@@ -256,9 +271,17 @@ async function dispatch(
       },
       files: body.files,
       path,
-      signal: aborted.signal,
+      // Made when used (the long-polls): most requests never read it.
+      get signal() {
+        if (!aborted) {
+          const controller = (aborted = new AbortController());
+          onGone(reply, () => controller.abort());
+        }
+        return aborted.signal;
+      },
       scheme: mount.scheme,
       setCookies: (values) => void reply.header('Set-Cookie', values),
+      defer: () => deferredAnswer(reply, ignoredMember(source!, consumed!)),
     };
     const subdomain = subdomainFromHost(req.headers.host, svc.config.externalUrl);
     // Endpoints that read no credentials (login) still refuse other sites' pages.
@@ -282,9 +305,11 @@ async function dispatch(
       ctx = { svc, realm, subdomain, user: null, request };
     }
 
-    const source = new Sources(body.fields, req.query as Record<string, unknown>);
-    const { values, consumed } = parseParams(endpoint.params, source, svc.config.compatNames ? COMPAT_PARAM_NAMES : {});
-    const result = await endpoint.handler(ctx, { ...values, ...pathValues });
+    source = new Sources(body.fields, req.query as Record<string, unknown>);
+    const parsed = parseParams(endpoint.params, source, svc.config.compatNames ? COMPAT_PARAM_NAMES : {});
+    consumed = parsed.consumed;
+    const result = await endpoint.handler(ctx, { ...parsed.values, ...pathValues });
+    if (result === DEFERRED) return reply;
     const ignored = ignoredParameters(source, consumed);
     return reply.send({
       result: 'success',
@@ -299,6 +324,47 @@ async function dispatch(
     if (isRefusedValue(err)) return sendError(reply, mount, badRequest('Invalid value: out of range, or containing characters that cannot be stored'));
     throw err;
   }
+}
+
+/** `listener` runs once if the client goes away before the whole answer was written. */
+function onGone(reply: FastifyReply, listener: () => void): void {
+  // Gone already (while the request was being authenticated): no `close` will come.
+  if (reply.raw.closed) {
+    if (!reply.raw.writableFinished) queueMicrotask(listener);
+    return;
+  }
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) listener();
+  });
+}
+
+/** The envelope's `ignored_parameters_unsupported` member, with its leading comma ('' when none). */
+function ignoredMember(source: Sources, consumed: Set<string>): string {
+  const ignored = ignoredParameters(source, consumed);
+  return ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : '';
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The reply taken from Fastify (its onResponse hooks, the metrics, still run when
+ * it finishes): the bytes `reply.send` would write for the same envelope.
+ */
+function deferredAnswer(reply: FastifyReply, ignored: string): DeferredAnswer {
+  reply.hijack();
+  return {
+    succeed(members) {
+      const res = reply.raw;
+      if (res.headersSent || res.destroyed) return;
+      const body = `{"result":"success","msg":"",${members}${ignored}}`;
+      const headers = reply.getHeaders();
+      headers['content-type'] = JSON_TYPE;
+      headers['content-length'] = Buffer.byteLength(body);
+      res.writeHead(200, headers as Record<string, string | number | string[]>);
+      res.end(body);
+    },
+    onGone: (listener) => onGone(reply, listener),
+  };
 }
 
 export function notFoundRoute(reply: FastifyReply): FastifyReply {

@@ -11,13 +11,20 @@ import { realmSettings, type RealmSettings } from './settings.ts';
  */
 export function subdomainFromHost(hostHeader: string | undefined, externalUrl: string): string {
   const host = (hostHeader ?? '').toLowerCase();
-  const external = new URL(externalUrl).host.toLowerCase();
+  const external = externalHost(externalUrl);
   if (host.endsWith(`.${external}`)) return host.slice(0, -external.length - 1);
   // The same rule when the request's port differs from the configured one.
   const bare = host.replace(/:\d+$/, '');
   const externalBare = external.replace(/:\d+$/, '');
   if (bare.endsWith(`.${externalBare}`)) return bare.slice(0, -externalBare.length - 1);
   return '';
+}
+
+// Every request asks; parsing the URL each time cost more than the rest of this.
+let parsedExternal = { url: '', host: '' };
+function externalHost(externalUrl: string): string {
+  if (parsedExternal.url !== externalUrl) parsedExternal = { url: externalUrl, host: new URL(externalUrl).host.toLowerCase() };
+  return parsedExternal.host;
 }
 
 export async function getRealmBySubdomain(db: Executor, subdomain: string): Promise<Realm | undefined> {

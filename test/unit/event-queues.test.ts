@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_QUEUE_EVENTS, capabilities, type QueueOptions } from '../../src/events/queue.ts';
+import { MAX_QUEUE_EVENTS, capabilities, heartbeatDelay, type QueueOptions } from '../../src/events/queue.ts';
 import { QueueRegistry } from '../../src/events/queues.ts';
 import { ApiError } from '../../src/http/errors.ts';
 
@@ -91,4 +91,26 @@ test('the single-document file of earlier versions still loads', () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("an answer's JSON is JSON.stringify's, the newest event's text shared by the queues it was shaped for", () => {
+  const registry = new QueueRegistry();
+  const [a, b] = [registry.create(options(1)), registry.create(options(2))];
+  b.push(loose({ type: 'typing', op: 'start' }));
+  const shaped = loose({ type: 'message', message: { id: 7, content: '<p>"quoted" ✓</p>', avatar_url: null, skipped: undefined }, flags: [] });
+  for (const q of [a, b]) q.push(shaped);
+  for (const q of [a, b]) assert.equal(q.eventsJson(q.events), JSON.stringify(q.events));
+  // An event with an `id` of its own keeps it where it was (the queue's id replaces its value).
+  const ownId = loose({ id: 'x', type: 'custom' });
+  a.push(ownId);
+  assert.equal(a.eventsJson(a.events), JSON.stringify(a.events));
+  assert.equal(a.eventsJson([]), '[]');
+});
+
+test('heartbeat delays come in steps, within the jitter', () => {
+  for (let i = 0; i < 200; i++) {
+    const delay = heartbeatDelay(45_000, 10_000);
+    assert.ok(delay >= 45_000 && delay <= 55_000 && delay % 100 === 0, String(delay));
+  }
+  assert.equal(heartbeatDelay(300, 0), 300);
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventQueue, capabilities, type Capability, type QueueOptions } from '../../src/events/queue.ts';
-import { shapeFor } from '../../src/events/shape.ts';
+import { shapeFor, shapeKey } from '../../src/events/shape.ts';
 import { narrowMatches } from '../../src/events/narrow.ts';
 import type { Notice, ServerEvent } from '../../src/events/types.ts';
 
@@ -264,4 +264,56 @@ test('user_list_incomplete: no "Unknown user" placeholder for a newcomer the vie
   assert.deepEqual(shape(queue(), n), [{ type: 'realm_user', op: 'add', person: { user_id: 3, full_name: 'Unknown user' } }]);
   const seen = notice({ type: 'realm_user', op: 'add', person: { user_id: 4, full_name: 'Known' } });
   assert.equal(shape(queue({ caps: ['user_list_incomplete'] }), seen).length, 1);
+});
+
+test('queues with the same shapeKey get the same events: the bus shapes once per key', () => {
+  const users = [10, 11];
+  const queues: EventQueue[] = [];
+  for (const userId of users) {
+    for (const caps of [
+      [],
+      ['bulk_message_deletion', 'empty_topic_name'],
+      ['archived_channels', 'user_list_incomplete', 'simplified_presence_events'],
+    ] as Capability[][]) {
+      for (const applyMarkdown of [true, false]) {
+        for (const clientSvcavatar of [true, false]) {
+          queues.push(queue({ userId, caps, applyMarkdown, clientSvcavatar }));
+          queues.push(queue({ userId, caps, applyMarkdown, clientSvcavatar, eventTypes: ['message', 'realm_user'], slimPresence: true }));
+          queues.push(queue({ userId, caps, applyMarkdown, clientSvcavatar, narrow: [['is', 'mentioned']] }));
+        }
+      }
+    }
+  }
+  const emptyTopic = { ...message, subject: '' };
+  const notices = [
+    notice(
+      { type: 'message', message },
+      { perUser: { 10: { flags: ['mentioned'] }, 11: { flags: [] } }, hidden: { raw_content: 'hi', avatar_nullable_for: [11] } },
+    ),
+    notice(
+      { type: 'message', message: emptyTopic },
+      { perUser: { 10: { flags: [] }, 11: { flags: [] } }, hidden: { avatar_nullable_for: 'all' }, localEcho: { queueId: queues[0].id, localId: '1.5' } },
+    ),
+    notice({ type: 'realm_user', op: 'add', person: { user_id: 3, avatar_url: 'u' } }, { hidden: { avatar_nullable_for: [10], inaccessible_user: true } }),
+    notice({ type: 'delete_message', message_ids: [1, 2], message_type: 'stream', stream_id: 4, topic: '' }),
+    notice({ type: 'presence', email: 'a@b', user_id: 3, presence: {} }, { hidden: { presences: { 3: {} } } }),
+    notice({ type: 'stream', op: 'update', stream_id: 4, property: 'is_archived', value: true }, { hidden: { streams: [{ stream_id: 4 }] } }),
+  ];
+  let shared = 0;
+  for (const n of notices) {
+    const byKey = new Map<string, Fixture[]>();
+    for (const q of queues) {
+      const key = shapeKey(q, n);
+      if (key === undefined) continue;
+      const events = shape(q, n);
+      const earlier = byKey.get(key);
+      if (earlier) {
+        assert.deepEqual(events, earlier, `key ${key}`);
+        shared++;
+      } else byKey.set(key, events);
+    }
+  }
+  assert.ok(shared > 0);
+  assert.equal(shapeKey(queues[0], notices[1]), undefined, 'local echo is the sending queue’s own');
+  assert.notEqual(shapeKey(queues[0], notices[0]), shapeKey(queue({ userId: 11 }), notices[0]), 'flags and the avatar rule are the user’s');
 });
