@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createUserAsOperator } from '../src/users/actions.ts';
 import { ROLE } from '../src/users/roles.ts';
+import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { benchServer, loadAverage, ms, quantile, timed } from './support.ts';
 // What the web client sends.
 import { REGISTER_PARAMS } from '../web/src/events.ts';
@@ -81,6 +82,7 @@ try {
       on c.n = (u.id + k * 5) % ${channels.length}
     where u.realm_id = ${realm.id}
     on conflict do nothing`.execute(db);
+  await recountSubscribers(db, realm.id);
 
   // A history in the caller's channels, every message received by the caller; some unread.
   const callerChannels = await db

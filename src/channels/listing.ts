@@ -44,7 +44,7 @@ export async function listChannelsFor(svc: Hooked, db: Executor, viewer: Channel
     if (f.include_can_access_content && hasContentAccess(viewer, c)) return true;
     return false;
   });
-  const formatted = await formatChannels(svc, db, viewer.realm, chosen);
+  const formatted = await formatChannels(svc, db, viewer.realm, chosen, { countsCurrent: true });
   return chosen.map((c) => ({ ...formatted.get(c.id)!, ...(f.include_default ? { is_default: defaults.has(c.id) } : {}) })).sort(compareByName);
 }
 
@@ -127,7 +127,7 @@ export async function subscriptionData(
     else never.push(c);
   }
   const shown = [...subscribed.map(([c]) => c), ...unsubscribed.map(([c]) => c), ...never];
-  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs)))(shown);
+  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs, { countsCurrent: true })))(shown);
   const lists = await subscriberLists(
     db,
     shown.map((c) => c.id),

@@ -1,4 +1,4 @@
-import { inIds, intArray } from '../db/ids.ts';
+import { inIds } from '../db/ids.ts';
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -90,22 +90,15 @@ export async function subscriberIds(db: Executor, channelIds: number[]): Promise
 }
 
 /**
- * How many active subscribers (active users) each channel has: counted by the database, not listed.
- * Every active subscription, less those of deactivated users (few, found through the users):
- * no join of every subscription to its user, the largest read of register.
+ * How many active subscribers (active users) each channel has: the stored count
+ * (channels/subscriber-counts.ts), read now (a channel row read earlier in a
+ * transaction that changed subscriptions may hold an older one).
  */
 export async function subscriberCounts(db: Executor, channelIds: number[]): Promise<Map<number, number>> {
   const result = new Map<number, number>(channelIds.map((id) => [id, 0]));
   if (channelIds.length === 0) return result;
-  const ids = intArray(channelIds);
-  const { rows } = await sql<{ channel_id: number; n: number }>`
-    select channel_id, sum(n)::integer as n from (
-      select channel_id, count(*) as n from subscriptions where channel_id = any(${ids}) and active group by channel_id
-      union all
-      select s.channel_id, -count(*) from users u join subscriptions s on s.user_id = u.id
-      where not u.is_active and s.active and s.channel_id = any(${ids}) group by s.channel_id
-    ) q group by channel_id`.execute(db);
-  for (const r of rows) result.set(r.channel_id, r.n);
+  const rows = await db.selectFrom('channels').select(['id', 'subscriber_count']).where(inIds('id', channelIds)).execute();
+  for (const r of rows) result.set(r.id, r.subscriber_count);
   return result;
 }
 

@@ -97,7 +97,9 @@ function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
 
 /** Every listed channel formatted; each section picks the ones the caller may see. */
 function formattedChannels(ctx: RegisterContext): Promise<Map<number, ApiChannel>> {
-  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx), registerSystemGroupIds(ctx)));
+  return once(ctx, 'channels:formatted', async () =>
+    formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx), { systemGroups: registerSystemGroupIds(ctx), countsCurrent: true }),
+  );
 }
 
 function find(list: Entry[] | undefined, streamId: number): Entry | undefined {
