@@ -108,13 +108,14 @@ export async function subscriptionData(
     includeSubscribers: SubscriberMode;
     includeArchived: boolean;
     notificationDefaults?: Record<string, boolean>;
-    /** The organization's channels and their formatting, when the caller has them already (register). */
+    /** The organization's channels, the viewer's subscriptions and the channels' formatting, when the caller has them already (register). */
     channels?: Channel[];
+    subscriptions?: Subscription[];
     format?: (channels: Channel[]) => Promise<Map<number, ApiChannel>>;
   },
 ): Promise<SubscriptionData> {
   const channels = (opts.channels ?? (await listChannels(db, viewer.realm.id))).filter((c) => opts.includeArchived || !c.is_archived);
-  const subs = new Map((await subscriptionsOf(db, viewer.user.id)).map((s) => [s.channel_id, s]));
+  const subs = new Map((opts.subscriptions ?? (await subscriptionsOf(db, viewer.user.id))).map((s) => [s.channel_id, s]));
   const subscribed: [Channel, Subscription][] = [];
   const unsubscribed: [Channel, Subscription][] = [];
   const never: Channel[] = [];

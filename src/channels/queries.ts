@@ -49,12 +49,6 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
 }
 
 /** A channel the viewer may know of, or "Invalid channel ID" (no hint that it exists). */
-/** Every channel's name by id, archived ones too (for lists that name channels). */
-export async function channelNamesById(db: Executor, realmId: number): Promise<Map<number, string>> {
-  const rows = await db.selectFrom('channels').select(['id', 'name']).where('realm_id', '=', realmId).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 export async function accessChannel(db: Executor, viewer: ChannelViewer, channelId: number): Promise<Channel> {
   const channel = await getChannel(db, viewer.realm.id, channelId);
   if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest('Invalid channel ID');
@@ -192,8 +186,6 @@ export async function channelIdByName(db: Executor, viewer: ChannelViewer, name:
  * The register caller's subscriptions (left ones included), read once per register call:
  * the channel, unread and message sections each start from them.
  */
-export function ownSubscriptions(ctx: RegisterContext): Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]> {
-  return once(ctx, 'subscriptions:own', () =>
-    ctx.svc.db.selectFrom('subscriptions').select(['channel_id', 'active', 'is_muted']).where('user_id', '=', ctx.user!.id).execute(),
-  );
+export function ownSubscriptions(ctx: RegisterContext): Promise<Subscription[]> {
+  return once(ctx, 'subscriptions:own', () => subscriptionsOf(ctx.svc.db, ctx.user!.id));
 }
