@@ -15,13 +15,13 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Tx } from '../db/transact.ts';
-import { intArray } from '../db/ids.ts';
+import { inIds, intArray } from '../db/ids.ts';
 
 /** The active users among `userIds`, their rows locked until commit: a concurrent (de)activation waits. */
 export async function lockActiveUsers(tx: Tx, userIds: readonly number[]): Promise<Set<number>> {
   const ids = [...new Set(userIds)].sort((a, b) => a - b);
   if (ids.length === 0) return new Set();
-  const rows = await tx.selectFrom('users').select(['id', 'is_active']).where('id', 'in', ids).orderBy('id').forShare().execute();
+  const rows = await tx.selectFrom('users').select(['id', 'is_active']).where(inIds('id', ids)).orderBy('id').forShare().execute();
   return new Set(rows.filter((r) => r.is_active).map((r) => r.id));
 }
 
