@@ -21,6 +21,7 @@ import pg from 'pg';
 import { createUserAsOperator } from '../src/users/actions.ts';
 import { ROLE } from '../src/users/roles.ts';
 import { benchServer, loadAverage, ms, quantile, seedMembers, timed } from './support.ts';
+import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
 
 const { values } = parseArgs({ options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' } } });
@@ -181,6 +182,7 @@ try {
   channels.big = (await db.selectFrom('channels').select('id').where('name', '=', 'big').executeTakeFirstOrThrow()).id;
   await sql`insert into subscriptions (realm_id, user_id, channel_id, color)
             select ${realm.id}::integer, u, ${channels.big}::integer, '#76ce90' from unnest(${big.map((b) => b.id)}::integer[]) u`.execute(db);
+  await recountSubscribers(db, realm.id);
   await sql`analyze`.execute(db);
   const bigSubscribers = (await db.selectFrom('subscriptions').select('user_id').where('channel_id', '=', channels.big).execute()).map((r) => r.user_id);
   let b = 0;

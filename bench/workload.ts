@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { cpuTicks, inBatches, loadAverage, quantile, seedMembers, spawnedServer, writeResults } from './support.ts';
+import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +63,7 @@ const server = await spawnedServer('workload', async ({ svc, app }, realm) => {
     select ${realm.id}::integer, t.u, t.c, '#76ce90'
     from unnest(${members.map((m) => m.id)}::integer[], ${members.map((_, i) => channelIds[Math.floor(i / TEAM)])}::integer[]) as t(u, c)
     on conflict do nothing`.execute(svc.db);
+  await recountSubscribers(svc.db, realm.id);
   await sql`analyze`.execute(svc.db);
   users = members.map((m, i) => ({ id: m.id, auth: m.auth, team: Math.floor(i / TEAM) }));
 });

@@ -46,7 +46,11 @@ export async function formatChannels(
   db: Executor,
   realm: Realm,
   channels: Channel[],
-  systemGroups?: Promise<Record<SystemGroupName, number>>,
+  opts: {
+    systemGroups?: Promise<Record<SystemGroupName, number>>;
+    /** The rows were read by this request, which changes no subscriptions: their subscriber_count is current. */
+    countsCurrent?: boolean;
+  } = {},
 ): Promise<Map<number, ApiChannel>> {
   const result = new Map<number, ApiChannel>();
   if (channels.length === 0) return result;
@@ -54,9 +58,9 @@ export async function formatChannels(
   const settingIds = channels.flatMap((c) => CHANNEL_PERMISSIONS.map((p) => c[`${p}_id`]));
   const [values, counts, stats, system] = await Promise.all([
     groupSettingValues(db, settingIds),
-    subscriberCounts(db, ids),
+    opts.countsCurrent ? new Map(channels.map((c) => [c.id, c.subscriber_count])) : subscriberCounts(db, ids),
     svc.hooks.channelStats(db, ids),
-    systemGroups ?? systemGroupIds(db, realm.id),
+    opts.systemGroups ?? systemGroupIds(db, realm.id),
   ]);
   const systemName = new Map(Object.entries(system).map(([name, id]) => [id, name as SystemGroupName]));
   const now = Date.now() / 1000;

@@ -44,7 +44,7 @@ export async function listChannelsFor(svc: Hooked, db: Executor, viewer: Channel
     if (f.include_can_access_content && hasContentAccess(viewer, c)) return true;
     return false;
   });
-  const formatted = await formatChannels(svc, db, viewer.realm, chosen);
+  const formatted = await formatChannels(svc, db, viewer.realm, chosen, { countsCurrent: true });
   return chosen.map((c) => ({ ...formatted.get(c.id)!, ...(f.include_default ? { is_default: defaults.has(c.id) } : {}) })).sort(compareByName);
 }
 
@@ -108,13 +108,14 @@ export async function subscriptionData(
     includeSubscribers: SubscriberMode;
     includeArchived: boolean;
     notificationDefaults?: Record<string, boolean>;
-    /** The organization's channels and their formatting, when the caller has them already (register). */
+    /** The organization's channels, the viewer's subscriptions and the channels' formatting, when the caller has them already (register). */
     channels?: Channel[];
+    subscriptions?: Subscription[];
     format?: (channels: Channel[]) => Promise<Map<number, ApiChannel>>;
   },
 ): Promise<SubscriptionData> {
   const channels = (opts.channels ?? (await listChannels(db, viewer.realm.id))).filter((c) => opts.includeArchived || !c.is_archived);
-  const subs = new Map((await subscriptionsOf(db, viewer.user.id)).map((s) => [s.channel_id, s]));
+  const subs = new Map((opts.subscriptions ?? (await subscriptionsOf(db, viewer.user.id))).map((s) => [s.channel_id, s]));
   const subscribed: [Channel, Subscription][] = [];
   const unsubscribed: [Channel, Subscription][] = [];
   const never: Channel[] = [];
@@ -127,7 +128,7 @@ export async function subscriptionData(
     else never.push(c);
   }
   const shown = [...subscribed.map(([c]) => c), ...unsubscribed.map(([c]) => c), ...never];
-  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs)))(shown);
+  const formatted = await (opts.format ?? ((cs: Channel[]) => formatChannels(svc, db, viewer.realm, cs, { countsCurrent: true })))(shown);
   const lists = await subscriberLists(
     db,
     shown.map((c) => c.id),

@@ -1,4 +1,4 @@
-import { inIds, intArray } from '../db/ids.ts';
+import { inIds } from '../db/ids.ts';
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -49,12 +49,6 @@ export async function listChannels(db: Executor, realmId: number, ids?: number[]
 }
 
 /** A channel the viewer may know of, or "Invalid channel ID" (no hint that it exists). */
-/** Every channel's name by id, archived ones too (for lists that name channels). */
-export async function channelNamesById(db: Executor, realmId: number): Promise<Map<number, string>> {
-  const rows = await db.selectFrom('channels').select(['id', 'name']).where('realm_id', '=', realmId).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 export async function accessChannel(db: Executor, viewer: ChannelViewer, channelId: number): Promise<Channel> {
   const channel = await getChannel(db, viewer.realm.id, channelId);
   if (!channel || !hasMetadataAccess(viewer, channel)) throw badRequest('Invalid channel ID');
@@ -90,22 +84,15 @@ export async function subscriberIds(db: Executor, channelIds: number[]): Promise
 }
 
 /**
- * How many active subscribers (active users) each channel has: counted by the database, not listed.
- * Every active subscription, less those of deactivated users (few, found through the users):
- * no join of every subscription to its user, the largest read of register.
+ * How many active subscribers (active users) each channel has: the stored count
+ * (channels/subscriber-counts.ts), read now (a channel row read earlier in a
+ * transaction that changed subscriptions may hold an older one).
  */
 export async function subscriberCounts(db: Executor, channelIds: number[]): Promise<Map<number, number>> {
   const result = new Map<number, number>(channelIds.map((id) => [id, 0]));
   if (channelIds.length === 0) return result;
-  const ids = intArray(channelIds);
-  const { rows } = await sql<{ channel_id: number; n: number }>`
-    select channel_id, sum(n)::integer as n from (
-      select channel_id, count(*) as n from subscriptions where channel_id = any(${ids}) and active group by channel_id
-      union all
-      select s.channel_id, -count(*) from users u join subscriptions s on s.user_id = u.id
-      where not u.is_active and s.active and s.channel_id = any(${ids}) group by s.channel_id
-    ) q group by channel_id`.execute(db);
-  for (const r of rows) result.set(r.channel_id, r.n);
+  const rows = await db.selectFrom('channels').select(['id', 'subscriber_count']).where(inIds('id', channelIds)).execute();
+  for (const r of rows) result.set(r.id, r.subscriber_count);
   return result;
 }
 
@@ -199,8 +186,6 @@ export async function channelIdByName(db: Executor, viewer: ChannelViewer, name:
  * The register caller's subscriptions (left ones included), read once per register call:
  * the channel, unread and message sections each start from them.
  */
-export function ownSubscriptions(ctx: RegisterContext): Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]> {
-  return once(ctx, 'subscriptions:own', () =>
-    ctx.svc.db.selectFrom('subscriptions').select(['channel_id', 'active', 'is_muted']).where('user_id', '=', ctx.user!.id).execute(),
-  );
+export function ownSubscriptions(ctx: RegisterContext): Promise<Subscription[]> {
+  return once(ctx, 'subscriptions:own', () => subscriptionsOf(ctx.svc.db, ctx.user!.id));
 }

@@ -147,7 +147,7 @@ export function channelRoutes(r: Router): void {
 
   r.route('GET', '/streams/{stream_id}', {}, async (ctx, q) => {
     const channel = await accessChannel(ctx.svc.db, await channelViewer(ctx.svc.db, ctx.realm, ctx.user), q.stream_id);
-    return { stream: (await formatChannels(ctx.svc, ctx.svc.db, ctx.realm, [channel])).get(channel.id) };
+    return { stream: (await formatChannels(ctx.svc, ctx.svc.db, ctx.realm, [channel], { countsCurrent: true })).get(channel.id) };
   });
 
   r.route(

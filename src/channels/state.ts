@@ -32,6 +32,7 @@ export const subscriptionSection: StateSection<SubscriptionData> = {
       includeSubscribers: ctx.includeSubscribers,
       includeArchived: ctx.capabilities.archived_channels,
       channels: await channelsOf(ctx),
+      subscriptions: await ownSubscriptions(ctx),
       format: () => formattedChannels(ctx),
       notificationDefaults: ctx.capabilities.notification_settings_null ? undefined : notificationDefaults(ctx.user),
     });
@@ -88,16 +89,21 @@ function viewerOf(ctx: RegisterContext): Promise<ChannelViewer> {
   });
 }
 
+/** Every channel of the organization, archived ones too, read once per register call. */
+export function registerChannels(ctx: RegisterContext): Promise<Channel[]> {
+  return once(ctx, 'channels:all', () => listChannels(ctx.svc.db, ctx.realm.id));
+}
+
 /** The organization's channels this client lists (archived ones only with the capability). */
 function channelsOf(ctx: RegisterContext): Promise<Channel[]> {
-  return once(ctx, 'channels:list', async () =>
-    (await listChannels(ctx.svc.db, ctx.realm.id)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived),
-  );
+  return once(ctx, 'channels:list', async () => (await registerChannels(ctx)).filter((c) => ctx.capabilities.archived_channels || !c.is_archived));
 }
 
 /** Every listed channel formatted; each section picks the ones the caller may see. */
 function formattedChannels(ctx: RegisterContext): Promise<Map<number, ApiChannel>> {
-  return once(ctx, 'channels:formatted', async () => formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx), registerSystemGroupIds(ctx)));
+  return once(ctx, 'channels:formatted', async () =>
+    formatChannels(ctx.svc, ctx.svc.db, ctx.realm, await channelsOf(ctx), { systemGroups: registerSystemGroupIds(ctx), countsCurrent: true }),
+  );
 }
 
 function find(list: Entry[] | undefined, streamId: number): Entry | undefined {

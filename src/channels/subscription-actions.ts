@@ -22,6 +22,7 @@ import { MAX_BULK_NEW_SUBSCRIPTION_MESSAGES, channelCreatedNotice, newChannelsAn
 import { sendNotices, type Notice } from '../notification_bot/index.ts';
 import { emitChannelsCreated, emitChannelsGone, emitDefaultChannels, emitPeerChanges, emitSubscriptionsAdded } from './events.ts';
 import { insertChannel, type ChannelSettings } from './create.ts';
+import { addToSubscriberCounts, lockActiveUsers } from './subscriber-counts.ts';
 
 /**
  * Users who can no longer see channels are told they are gone, and their former
@@ -70,11 +71,16 @@ export async function addSubscriptions(
   const added: { user: User; channel: Channel; sub: Subscription }[] = [];
   const already: Pair[] = [];
   const nextColor = subscriptionColors(tx, chosenColors);
+  const active = await lockActiveUsers(
+    tx,
+    pairs.map((p) => p.user.id),
+  );
   for (const { user, channel } of pairs) {
     const sub = await storeSubscription(tx, realm, user, channel, nextColor);
     if (sub) added.push({ user, channel, sub });
     else already.push({ user, channel });
   }
+  await addToSubscriberCounts(tx, countedPerChannel(added, active, 1));
   await emitSubscriptionsAdded(ctx, added);
   const byChannel = new Map<number, { channel: Channel; userIds: number[] }>();
   for (const a of added) {
@@ -85,6 +91,13 @@ export async function addSubscriptions(
   await emitPeerChanges(ctx, 'peer_add', [...byChannel.values()]);
   await access.announce(emit);
   return { added, already };
+}
+
+/** Subscribers gained (`sign` 1) or lost (-1) per channel: the pairs of active users. */
+function countedPerChannel(pairs: Pair[], active: Set<number>, sign: 1 | -1): Map<number, number> {
+  const deltas = new Map<number, number>();
+  for (const { user, channel } of pairs) if (active.has(user.id)) deltas.set(channel.id, (deltas.get(channel.id) ?? 0) + sign);
+  return deltas;
 }
 
 /** Users who could not see a channel (private, or public to a guest) learn of it before joining. */
@@ -125,13 +138,15 @@ async function storeSubscription(tx: Tx, realm: Realm, user: User, channel: Chan
   const existing = await tx.selectFrom('subscriptions').selectAll().where('user_id', '=', user.id).where('channel_id', '=', channel.id).executeTakeFirst();
   if (existing?.active) return undefined;
   if (existing) {
+    // Not active any more when a concurrent request subscribed them first (and counted it).
     return tx
       .updateTable('subscriptions')
       .set({ active: true })
       .where('user_id', '=', user.id)
       .where('channel_id', '=', channel.id)
+      .where('active', '=', false)
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
   }
   return tx
     .insertInto('subscriptions')
@@ -336,6 +351,10 @@ async function removeSubscriptions(ctx: ActionContext<Hooked>, users: User[], ch
   );
   const removed: Pair[] = [];
   const notRemoved: Pair[] = [];
+  const active = await lockActiveUsers(
+    tx,
+    users.map((u) => u.id),
+  );
   for (const user of users) {
     for (const channel of channels) {
       const r = await tx
@@ -348,6 +367,7 @@ async function removeSubscriptions(ctx: ActionContext<Hooked>, users: User[], ch
       (r.numUpdatedRows > 0n ? removed : notRemoved).push({ user, channel });
     }
   }
+  await addToSubscriberCounts(tx, countedPerChannel(removed, active, -1));
   for (const user of users) {
     const mine = removed.filter((r) => r.user.id === user.id);
     if (mine.length === 0) continue;

@@ -27,6 +27,8 @@ export interface ChannelTable {
   can_resolve_topics_group_id: number;
   can_send_message_group_id: number;
   can_subscribe_group_id: number;
+  /** Active subscriptions of active users, kept by channels/subscriber-counts.ts. */
+  subscriber_count: Generated<number>;
 }
 
 export interface SubscriptionTable {

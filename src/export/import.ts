@@ -22,6 +22,7 @@ import { insertUser } from '../users/actions.ts';
 import { ROLE, type Role } from '../users/roles.ts';
 import { insertChannel } from '../channels/create.ts';
 import { channelViewer } from '../channels/access.ts';
+import { recountSubscribers } from '../channels/subscriber-counts.ts';
 import { channelRecipientId, dmRecipientId } from '../messages/send/recipients.ts';
 import { FLAG_BITS } from '../messages/flags/flags.ts';
 import { fileKey, newPathId, storeThumbnails } from '../uploads/actions.ts';
@@ -251,6 +252,8 @@ async function importPeople(svc: Services, tx: Tx, realm: Realm, data: Reference
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+  // Subscriptions and users' activity came as rows, not through the actions that count them.
+  await recountSubscribers(tx, realm.id);
   const files = emojiFiles(data);
   for (const e of data.realm.zerver_realmemoji ?? []) {
     const fileName = state.emojiFiles?.[e.file_name];

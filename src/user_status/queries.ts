@@ -2,7 +2,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Hooked } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
-import { accessibleUsers, canAccess } from '../users/queries.ts';
+import { accessibleUsers, canAccess, type AccessibleUsers } from '../users/queries.ts';
 import { userSettings } from '../users/settings.ts';
 import { formatStatus, type ApiUserStatus } from './format.ts';
 
@@ -16,7 +16,14 @@ export async function userStatus(db: Executor, user: User): Promise<ApiUserStatu
  * Register's `user_status`: the active users the viewer may see who have a
  * status row that says something (text, emoji, or away), keyed by id.
  */
-export async function statusesVisibleTo(svc: Hooked, db: Executor, realm: Realm, viewer: User): Promise<Record<string, ApiUserStatus>> {
+export async function statusesVisibleTo(
+  svc: Hooked,
+  db: Executor,
+  realm: Realm,
+  viewer: User,
+  /** Whom the viewer may see, when the caller knows it already (register). */
+  known?: Promise<AccessibleUsers>,
+): Promise<Record<string, ApiUserStatus>> {
   const rows = await db
     .selectFrom('user_statuses as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
@@ -26,7 +33,7 @@ export async function statusesVisibleTo(svc: Hooked, db: Executor, realm: Realm,
     .where('u.is_active', '=', true)
     .orderBy('s.user_id')
     .execute();
-  const access = await accessibleUsers(svc, db, realm, viewer);
+  const access = await (known ?? accessibleUsers(svc, db, realm, viewer));
   const out: Record<string, ApiUserStatus> = {};
   for (const row of rows) {
     if (!canAccess(access, row.user_id)) continue;

@@ -4,6 +4,7 @@
 import type { StateSection } from '../events/state.ts';
 import type { UserStatusEvent } from './actions.ts';
 import { statusesVisibleTo } from './queries.ts';
+import { viewerAccess } from '../users/queries.ts';
 import type { ApiUserStatus } from './format.ts';
 
 /** A `user_status` event changes only the fields it carries; an entry left empty goes. */
@@ -26,8 +27,9 @@ function applyStatusEvent(entry: ApiUserStatus, event: UserStatusEvent): void {
 
 export const userStatusSection: StateSection<{ user_status: Record<string, ApiUserStatus> }> = {
   types: ['user_status'],
-  async fetch({ svc, realm, user }) {
-    return { user_status: user ? await statusesVisibleTo(svc, svc.db, realm, user) : {} };
+  async fetch(ctx) {
+    const { svc, realm, user } = ctx;
+    return { user_status: user ? await statusesVisibleTo(svc, svc.db, realm, user, viewerAccess(ctx)) : {} };
   },
   apply(state, event, ctx) {
     const statuses = state.user_status;

@@ -19,6 +19,7 @@ import { apiEmailFor, avatarUrl, canSeeDeliveryEmail, formatUser, mediumAvatarUr
 import { EMAIL_ADDRESS_VISIBILITY } from './settings.ts';
 import { announceChannelSettingMembers, announceChannelVisibility } from '../channels/actions.ts';
 import { addSubscriptions, announceSubscriberActivity, subscribeToDefaultChannels } from '../channels/subscription-actions.ts';
+import { countUserActivity } from '../channels/subscriber-counts.ts';
 import { announceRealmSettingMembers } from '../realm/settings-actions.ts';
 import type { Channel } from '../channels/tables.ts';
 import { channelViewer } from '../channels/access.ts';
@@ -326,7 +327,10 @@ export async function changeRoleAsOperator(svc: Services, realm: Realm, userId: 
 /** (De)activates an account with every announcement; no checks (for actions that made theirs). */
 export async function setActive(ctx: ActionContext<Services>, target: User, active: boolean): Promise<void> {
   const { svc, tx, realm } = ctx;
-  await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).execute();
+  const changed = await tx.updateTable('users').set({ is_active: active }).where('id', '=', target.id).where('is_active', '=', !active).executeTakeFirst();
+  // A concurrent request (de)activated them first, and announced it.
+  if (changed.numUpdatedRows === 0n) return;
+  await countUserActivity(tx, target.id, active);
   await notifyUsers(ctx, target, 'update', () => ({ user_id: target.id, is_active: active }));
   // Deactivated users leave every group (clients drop them; those who cannot see the user are
   // told); reactivated, they are back in them.

@@ -51,11 +51,12 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
 }
 
 /**
- * listUsers(db, realmId) narrowed to what a User object is made of: not the password hash,
- * API key and a dozen more columns, which register's user list would otherwise carry for everyone.
+ * Every user of the organization, system bots too, narrowed to what a User object is made of:
+ * not the password hash, API key and a dozen more columns, which register's user list would
+ * otherwise carry for everyone.
  */
 export async function listUserCards(db: Executor, realmId: number): Promise<UserCard[]> {
-  const q = db.selectFrom('users').select(CARD_COLUMNS).where('realm_id', '=', realmId).where('is_system_bot', '=', false);
+  const q = db.selectFrom('users').select(CARD_COLUMNS).where('realm_id', '=', realmId);
   return jsonRows(db, q.orderBy('id'), ['date_joined']);
 }
 

@@ -4,7 +4,6 @@
 import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import type { User } from './tables.ts';
-import { systemBots } from './system-bots.ts';
 import { canAccess, listUserCards, viewerAccess } from './queries.ts';
 import { avatarUrl, formatUser, mediumAvatarUrl, type ApiUser } from './format.ts';
 import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
@@ -222,13 +221,17 @@ function updateBasis(b: PermissionBasis, event: ServerEvent): boolean {
   return false;
 }
 
+/** cross_realm_bots in the order of their names (as the database sorted them when they were read apart). */
+const byFullName = (a: { full_name: string }, b: { full_name: string }) => (a.full_name < b.full_name ? -1 : a.full_name > b.full_name ? 1 : 0);
+
 export const usersSection: StateSection<UsersState> = {
   types: ['realm_user'],
   async fetch(ctx) {
     const { svc, realm, user } = ctx;
     // Spectators see no user list: addresses and names are for members.
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
-    const users = await listUserCards(svc.db, realm.id);
+    const everyone = await listUserCards(svc.db, realm.id);
+    const users = everyone.filter((u) => !u.is_system_bot);
     const profiles = await profileDataFor(svc.db, realm.id, users);
     const access = await viewerAccess(ctx);
     const active: UserEntry[] = [];
@@ -244,10 +247,10 @@ export const usersSection: StateSection<UsersState> = {
       }
     }
     // As the reference: system bots never own anything a client should manage.
-    const crossRealmBots = (await systemBots(svc.db, realm.id)).map((bot) => ({
-      ...formatUser(bot, user, { clientSvcavatar: false }),
-      bot_owner_id: null,
-    }));
+    const crossRealmBots = everyone
+      .filter((u) => u.is_system_bot)
+      .sort(byFullName)
+      .map((bot) => ({ ...formatUser(bot, user, { clientSvcavatar: false }), bot_owner_id: null }));
     return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: crossRealmBots, ...(await ownFacts(ctx, user)) };
   },
   apply(state, event, ctx) {

@@ -47,10 +47,6 @@ export async function createSystemBots(tx: Tx, realmId: number): Promise<void> {
     .execute();
 }
 
-export async function systemBots(db: Executor, realmId: number): Promise<User[]> {
-  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('is_system_bot', '=', true).orderBy('full_name').execute();
-}
-
 /** One of the organization's system bots. */
 export async function systemBot(db: Executor, realmId: number, bot: SystemBot): Promise<User> {
   return db

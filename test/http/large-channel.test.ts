@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import { recountSubscribers } from '../../src/channels/subscriber-counts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 const SUBSCRIBERS = 20_000;
@@ -24,6 +25,7 @@ before(async () => {
   await sql`
     insert into subscriptions (realm_id, user_id, channel_id, color)
     select 1, id, ${channelId}, '#c2c2c2' from users where email like 'crowd%'`.execute(db);
+  await recountSubscribers(db, 1);
 });
 after(() => server.close());
 

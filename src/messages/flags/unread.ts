@@ -15,7 +15,7 @@ import type { RegisterContext, StateSection } from '../../events/state.ts';
 import type { ServerEvent } from '../../events/types.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../events/shape.ts';
 import { FLAG_BITS } from './flags.ts';
-import { VISIBILITY } from '../topics/user-topics.ts';
+import { registerTopicPolicies, VISIBILITY } from '../topics/user-topics.ts';
 import { deletedIds, intArray, SubscriptionTracker } from '../state-support.ts';
 import type { MessageDetail } from '../events.ts';
 import { ownSubscriptions } from '../../channels/queries.ts';
@@ -103,14 +103,17 @@ async function fetchMuting(
   db: Executor,
   userId: number,
   showTopic: (topic: string) => string,
-  /** The user's subscriptions, when the caller has read them already. */
-  subscriptions?: Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]>,
+  /** The user's subscriptions and topic policies, when the caller has read them already (register). */
+  read?: {
+    subscriptions: Promise<{ channel_id: number; active: boolean; is_muted: boolean }[]>;
+    policies: Promise<{ channel_id: number; topic: string; visibility_policy: number }[]>;
+  },
 ): Promise<Muting> {
   const [muted, topics] = await Promise.all([
-    subscriptions
-      ? subscriptions.then((rows) => rows.filter((r) => r.active && r.is_muted))
+    read
+      ? read.subscriptions.then((rows) => rows.filter((r) => r.active && r.is_muted))
       : db.selectFrom('subscriptions').select('channel_id').where('user_id', '=', userId).where('active', '=', true).where('is_muted', '=', true).execute(),
-    db.selectFrom('user_topics').select(['channel_id', 'topic', 'visibility_policy']).where('user_id', '=', userId).execute(),
+    read?.policies ?? db.selectFrom('user_topics').select(['channel_id', 'topic', 'visibility_policy']).where('user_id', '=', userId).execute(),
   ]);
   return {
     mutedChannels: new Set(muted.map((r) => r.channel_id)),
@@ -333,7 +336,7 @@ export const unreadSection: StateSection<{ unread_msgs: UnreadMsgs }> = {
     const showTopic = showTopicFor(ctx);
     const [rows, muting, subscriptions] = await Promise.all([
       unreadRows(ctx.svc.db, userId),
-      fetchMuting(ctx.svc.db, userId, showTopic, ownSubscriptions(ctx)),
+      fetchMuting(ctx.svc.db, userId, showTopic, { subscriptions: ownSubscriptions(ctx), policies: registerTopicPolicies(ctx) }),
       SubscriptionTracker.fetch(ctx),
     ]);
     const cache: UnreadCache = {

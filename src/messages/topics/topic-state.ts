@@ -3,8 +3,17 @@
 
 import type { RegisterContext, StateSection } from '../../events/state.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../../events/shape.ts';
-import { channelNamesById } from '../../channels/queries.ts';
-import { compareMutedTopics, compareUserTopics, mutedTopics, userTopics, VISIBILITY, type MutedTopicEntry, type UserTopicEntry } from './user-topics.ts';
+import { registerChannels } from '../../channels/state.ts';
+import {
+  compareMutedTopics,
+  compareUserTopics,
+  mutedTopicEntries,
+  registerTopicPolicies,
+  userTopicEntries,
+  VISIBILITY,
+  type MutedTopicEntry,
+  type UserTopicEntry,
+} from './user-topics.ts';
 
 /** Register shows the empty topic the way the client's events do (spec convention 6). */
 const shown = (ctx: RegisterContext, topic: string) => (topic === '' && !ctx.capabilities.empty_topic_name ? EMPTY_TOPIC_DISPLAY_NAME : topic);
@@ -14,7 +23,7 @@ export const userTopicsSection: StateSection<{ user_topics: UserTopicEntry[] }> 
   types: ['user_topic'],
   async fetch(ctx) {
     if (!ctx.user) return { user_topics: [] };
-    const entries = await userTopics(ctx.svc.db, ctx.user.id);
+    const entries = userTopicEntries(await registerTopicPolicies(ctx));
     // Sorted as shown, the order events keep it in.
     return { user_topics: entries.map((e) => ({ ...e, topic_name: shown(ctx, e.topic_name) })).sort(compareUserTopics) };
   },
@@ -41,8 +50,9 @@ export const mutedTopicsSection: StateSection<{ muted_topics: MutedTopicEntry[] 
   async fetch(ctx) {
     if (!ctx.user) return { muted_topics: [] };
     const names = channelNames(ctx);
-    for (const [id, name] of await channelNamesById(ctx.svc.db, ctx.realm.id)) names.set(id, name);
-    return { muted_topics: await mutedTopics(ctx.svc.db, ctx.user.id) };
+    const [channels, policies] = await Promise.all([registerChannels(ctx), registerTopicPolicies(ctx)]);
+    for (const c of channels) names.set(c.id, c.name);
+    return { muted_topics: mutedTopicEntries(policies, names) };
   },
   apply(state, event, ctx) {
     const names = channelNames(ctx);

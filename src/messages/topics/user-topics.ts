@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/schema.ts';
 import type { ActionContext } from '../../db/transact.ts';
+import { once, type RegisterContext } from '../../events/state.ts';
 
 export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
 export type VisibilityPolicy = (typeof VISIBILITY)[keyof typeof VISIBILITY];
@@ -59,11 +60,28 @@ export function compareMutedTopics(a: MutedTopicEntry, b: MutedTopicEntry): numb
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export async function userTopics(db: Executor, userId: number): Promise<UserTopicEntry[]> {
-  const rows = await db.selectFrom('user_topics').select(['channel_id', 'topic', 'last_updated', 'visibility_policy']).where('user_id', '=', userId).execute();
+/** A stored policy: a row of `user_topics`. */
+export type TopicPolicyRow = { channel_id: number; topic: string; last_updated: Date; visibility_policy: number };
+
+/** The register caller's policies, read once per call: user_topics, muted_topics and unread_msgs each start from them. */
+export function registerTopicPolicies(ctx: RegisterContext): Promise<TopicPolicyRow[]> {
+  return once(ctx, 'topics:policies', () =>
+    ctx.svc.db.selectFrom('user_topics').select(['channel_id', 'topic', 'last_updated', 'visibility_policy']).where('user_id', '=', ctx.user!.id).execute(),
+  );
+}
+
+export function userTopicEntries(rows: TopicPolicyRow[]): UserTopicEntry[] {
   return rows
     .map((r) => ({ stream_id: r.channel_id, topic_name: r.topic, last_updated: seconds(r.last_updated), visibility_policy: r.visibility_policy }))
     .sort(compareUserTopics);
+}
+
+/** The legacy list from the policies, with the channels' names (every channel of the organization). */
+export function mutedTopicEntries(rows: TopicPolicyRow[], names: ReadonlyMap<number, string>): MutedTopicEntry[] {
+  return rows
+    .filter((r) => r.visibility_policy === VISIBILITY.MUTED && names.has(r.channel_id))
+    .map((r): MutedTopicEntry => [names.get(r.channel_id)!, r.topic, seconds(r.last_updated)])
+    .sort(compareMutedTopics);
 }
 
 export async function mutedTopics(db: Executor, userId: number): Promise<MutedTopicEntry[]> {
