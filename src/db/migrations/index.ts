@@ -34,6 +34,7 @@ import * as email from './0200_email.ts';
 import * as missedMessageBatches from './0201_missed_message_batches.ts';
 import * as pushTokenHash from './0202_push_token_hash.ts';
 import * as channelTrafficShards from './0203_channel_traffic_shards.ts';
+import * as softDeactivation from './0204_soft_deactivation.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   '0201_missed_message_batches': missedMessageBatches,
   '0202_push_token_hash': pushTokenHash,
   '0203_channel_traffic_shards': channelTrafficShards,
+  '0204_soft_deactivation': softDeactivation,
 };

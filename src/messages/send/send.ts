@@ -36,6 +36,7 @@ import { mutersAmong } from '../../muted_users/queries.ts';
 import { usersAlertedBy } from '../../alert_words/matching.ts';
 import { attachWidget } from '../submessages/submessages.ts';
 import { checkDirectMessagePolicy } from '../access.ts';
+import { copiesNow } from '../soft-deactivation.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -186,7 +187,7 @@ async function automaticPolicy(
 }
 
 /** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
-export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone'>;
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone' | 'long_term_idle'>;
 
 /** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
@@ -297,7 +298,7 @@ async function channelParticipants(tx: Tx, channel: Channel): Promise<Participan
   return tx
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone'])
+    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone', 'u.long_term_idle'])
     .where('s.channel_id', '=', channel.id)
     .where('s.active', '=', true)
     .where('u.is_active', '=', true)
@@ -378,8 +379,9 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
     ])
     .executeTakeFirstOrThrow();
   if (recipientIds.size > 0) {
+    // Long-term idle subscribers get their copy when they return, unless they need it now.
+    const ids = channel ? await copiesNow(tx, channel, topic, d.participants, flags) : [...recipientIds];
     // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
-    const ids = [...recipientIds];
     await sql`
       insert into user_messages (realm_id, user_id, message_id, flags)
       select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
