@@ -14,18 +14,16 @@
 // above last_active_message_id. It holds because each of those events catches them up
 // first, so they were subscribed to those channels, and active, since that id.
 //
-// Races with sends: a send that leaves idle users out takes a key-share lock on its
-// channel and reads their flag again after it (send.ts); a catch-up locks the user's
-// channels for update before it reads the messages. Either the send's message is
-// committed before the catch-up reads, or the send sees the flag cleared (or the
-// user caught up to an id below its message's).
+// Races with sends: a send takes a key-share lock on its channel before it reads the
+// subscribers (send/recipients.ts); a catch-up locks the user's channels for update
+// before it reads the messages. Either the send's message is committed before the
+// catch-up reads, or the send reads the flag cleared (or the user caught up to an id
+// below its message's).
 
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Services } from '../services.ts';
 import type { Tx } from '../db/transact.ts';
 import type { User } from '../users/tables.ts';
-import type { Channel } from '../channels/tables.ts';
-import type { Participant } from './send/send.ts';
 import { USER_SETTINGS } from '../users/settings.ts';
 import { VISIBILITY } from './topics/user-topics.ts';
 import { transact } from '../db/transact.ts';
@@ -79,30 +77,46 @@ export async function catchUpWithin(tx: Tx, userId: number, reactivate: boolean)
   return added;
 }
 
+/** What a channel message may need of its long-term idle subscribers (from its rendering). */
+export interface IdleReach {
+  channelId: number;
+  topic: string;
+  senderId: number;
+  /** Named in it: mentioned users, members of mentioned groups, those it is read or starred for. */
+  named: number[];
+  /** A channel wildcard mention flags every subscriber. */
+  everyone: boolean;
+  /** A topic wildcard mention flags the topic's participants. */
+  topicWildcard: boolean;
+}
+
 /**
- * Who of a channel message's participants gets a row now: all but the long-term idle who need
- * none yet. They need one at once (as the reference) when their flags are not 0 (a mention, an
- * alert word, a muted sender...), or when an email may tell of the message (the email's job reads
- * the row): they follow the topic, or the channel emails them. Push notifications: none are sent.
+ * On the subscriber query of a send (`s` subscriptions, `u` users): the long-term idle subscribers
+ * it reads are those the message may flag (as the reference's get_subscriptions_for_send_message):
+ * named, every one for a channel wildcard, the topic's participants for a topic wildcard, those with
+ * alert words, those who muted the sender (it arrives read), and those an email may tell of it.
+ * The others get no row, no event (no live client), no email: reading them is the cost saved.
  */
-export async function copiesNow(tx: Tx, channel: Channel, topic: string, participants: Participant[], flags: ReadonlyMap<number, number>): Promise<number[]> {
-  const ids: number[] = [];
-  const waiting: number[] = [];
-  for (const p of participants) (p.long_term_idle && !flags.get(p.id) ? waiting : ids).push(p.id);
-  if (waiting.length === 0) return ids;
-  // A catch-up of one of them (it locks the channel for update) ends first, or waits for this send:
-  // the flags are read again after the lock. Only those who need a copy come back (rows are slow on PGlite).
-  await sql`select 1 from channels where id = ${channel.id} for key share`.execute(tx);
-  const { rows } = await sql<{ id: number }>`
-    select u.id from users u
-    join subscriptions s on s.user_id = u.id and s.channel_id = ${channel.id}
-    left join user_topics t on t.user_id = u.id and t.channel_id = ${channel.id}
-      and lower(t.topic) = ${topic.toLowerCase()} and t.visibility_policy = ${VISIBILITY.FOLLOWED}
-    where u.id = any(${intArray(waiting)})
-      and (not u.long_term_idle or t.user_id is not null
-           or coalesce(s.email_notifications, (u.settings->>'enable_stream_email_notifications')::boolean, ${STREAM_EMAILS_DEFAULT}))`.execute(tx);
-  for (const r of rows) ids.push(r.id);
-  return ids;
+export function reachedNow(r: IdleReach): RawBuilder<boolean> {
+  const topicWildcard = r.topicWildcard
+    ? sql`or u.id in (select m.sender_id from messages m where m.channel_id = ${r.channelId} and lower(m.topic) = ${r.topic.toLowerCase()})`
+    : sql``;
+  return sql<boolean>`(not u.long_term_idle or ${r.everyone} or u.id = any(${intArray(r.named)}) ${topicWildcard}
+    or exists (select 1 from alert_words a where a.user_id = u.id)
+    or exists (select 1 from muted_users mu where mu.user_id = u.id and mu.muted_user_id = ${r.senderId})
+    or ${copyWithoutFlags(r)})`;
+}
+
+/**
+ * Whether a subscriber gets a row even when the message's flags for them are 0: an active one, or an
+ * idle one whom an email may tell of it (the email's job reads the row): they follow the topic, or the
+ * channel emails them. Confab sends no push notifications, so the push settings do not count.
+ */
+export function copyWithoutFlags(r: Pick<IdleReach, 'channelId' | 'topic'>): RawBuilder<boolean> {
+  return sql<boolean>`(not u.long_term_idle
+    or coalesce(s.email_notifications, (u.settings->>'enable_stream_email_notifications')::boolean, ${STREAM_EMAILS_DEFAULT})
+    or exists (select 1 from user_topics t where t.user_id = u.id and t.channel_id = ${r.channelId}
+               and lower(t.topic) = ${r.topic.toLowerCase()} and t.visibility_policy = ${VISIBILITY.FOLLOWED}))`;
 }
 
 /** The idle subscribers still waiting for their copy of a channel message (an edit may mention them). */

@@ -245,3 +245,14 @@ test('an export holds the copies an idle user is still waiting for', async () =>
   assert.equal(await isIdle(ivy), true, 'an export does not bring her back');
   await sameAsTwin();
 });
+
+test("an idle user who muted the sender gets the sender's messages read, as if active", async () => {
+  const muter = await server.createUser({ email: 'muter@example.com', fullName: 'Mo Muter' });
+  ok(await admin.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Big' }]), principals: JSON.stringify([muter.id]) }));
+  ok(await muter.post(`/users/me/muted_users/${alice.id}`));
+  await goIdle(muter);
+  const muted = await channelMessage('from someone Mo muted', 'Big', 'muting');
+  assert.deepEqual([...(await copies(muter, [muted])).entries()], [[muted, 1]]);
+  const res = ok(await muter.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([['channel', 'Big']]) }));
+  assert.deepEqual(res.messages.find((m: any) => m.id === muted).flags, ['read']);
+});
