@@ -90,6 +90,14 @@ export interface Config {
     /** Uploads no message links are deleted after this many days (UNCLAIMED_UPLOADS_DAYS; 0 keeps them). */
     unclaimedUploadsDays?: number;
   };
+  softDeactivation: {
+    /** Users with no activity for this many days become long-term idle (SOFT_DEACTIVATION_DAYS, 28 as the reference). */
+    days: number;
+    /** How often the pass runs (SOFT_DEACTIVATION_INTERVAL_MS, a day; 0 turns it off). */
+    intervalMs: number;
+    /** The pass also adds idle users' missing copies, keeping them idle (the reference's AUTO_CATCH_UP_SOFT_DEACTIVATED_USERS). */
+    catchUp: boolean;
+  };
   /** Bearer token for GET /metrics; unset, the endpoint does not exist. */
   metricsToken: string | undefined;
   logLevel: string;
@@ -167,6 +175,11 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       vacuumDays: int(env.ARCHIVED_DATA_VACUUMING_DELAY_DAYS, 30),
       // The reference's delete_old_unclaimed_attachments keeps them 5 weeks.
       unclaimedUploadsDays: int(env.UNCLAIMED_UPLOADS_DAYS, 35),
+    },
+    softDeactivation: {
+      days: int(env.SOFT_DEACTIVATION_DAYS, 28),
+      intervalMs: int(env.SOFT_DEACTIVATION_INTERVAL_MS, 86_400_000),
+      catchUp: env.SOFT_DEACTIVATION_CATCH_UP !== 'false',
     },
     metricsToken: env.METRICS_TOKEN || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',

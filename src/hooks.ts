@@ -12,6 +12,9 @@ import type { NoticeSender } from './notification_bot/index.ts';
 import type { MessageSentHook } from './messages/send/send.ts';
 import type { RealmCreatedHook } from './realm/actions.ts';
 import type { ReferenceResolver } from './rendering/index.ts';
+import type { Tx } from './db/transact.ts';
+import type { Services } from './services.ts';
+import type { User } from './users/tables.ts';
 
 export interface DomainHooks {
   /** What other domains do when an account is created, deactivated or reactivated (in its transaction). */
@@ -32,6 +35,10 @@ export interface DomainHooks {
   readonly messageSent: readonly MessageSentHook[];
   /** What a new organization starts with (onboarding), in its transaction. */
   readonly realmCreated: RealmCreatedHook;
+  /** A long-term idle user's request: their missing messages first, then they are active (messages/soft-deactivation.ts). */
+  readonly softReactivate: (svc: Services, user: User) => Promise<void>;
+  /** Idle users caught up before their subscriptions change (messages/soft-deactivation.ts). */
+  readonly catchUpIdle: (tx: Tx, userIds: Iterable<number>) => Promise<void>;
   /** What a Markdown text refers to (users, groups, channels...), each domain's resolver (rendering/resolvers.ts). */
   readonly referenceResolvers: readonly ReferenceResolver[];
 }

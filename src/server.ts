@@ -26,6 +26,7 @@ import { loadImageProxyKey } from './previews/secret.ts';
 import { mailerFor } from './email/mailer.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { startRetention } from './retention/retention.ts';
+import { startSoftDeactivation } from './messages/soft-deactivation.ts';
 import { jobBacklog, schedulerBacklog } from './metrics/backlogs.ts';
 import { clusterServices, connectBroker, queueIdPrefix, type Broker, type Cluster } from './cluster/index.ts';
 import type { RestartEvent } from './events/types.ts';
@@ -75,6 +76,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
   const scheduler = startScheduler(svc, config.schedulerIntervalMs);
   const jobs = startJobWorker(svc, JOB_KINDS, config.jobIntervalMs);
   const retention = startRetention(svc, config.retention.intervalMs);
+  const softDeactivation = startSoftDeactivation(svc);
   svc.lifecycle.phase = 'serving';
   let closed = false;
   return {
@@ -96,6 +98,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
       await scheduler.stop();
       await jobs.stop();
       await retention.stop();
+      await softDeactivation?.stop();
       await cluster?.stop();
       if (persistQueues) logger.info({ queues: svc.queues.save(config.dataDir) }, 'saved event queues');
       await svc.markdown.close();

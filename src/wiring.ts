@@ -15,6 +15,7 @@ import { queueOutgoingWebhooks } from './webhooks/outgoing/trigger.ts';
 import { queueMissedMessageEmails } from './email/missed-messages.ts';
 import { giveOnboardingHistory, onboardOrganization } from './onboarding/actions.ts';
 import { RESOLVERS } from './rendering/resolvers.ts';
+import { catchUpIdle, skipDeactivatedTime, softReactivate } from './messages/soft-deactivation.ts';
 
 export function domainHooks(): DomainHooks {
   return {
@@ -22,6 +23,9 @@ export function domainHooks(): DomainHooks {
       { created: spendInvitationsTo, deactivated: revokeInvitationsBy },
       { deactivated: deactivateOwnedBots, reactivated: announceBotActivity },
       { created: giveOnboardingHistory },
+      // A deactivated user gets no messages: caught up now, a later return adds none of that time.
+      // An idle user's copies stop at a deactivation; the messages of that time are none of theirs.
+      { deactivated: (ctx, user) => catchUpIdle(ctx.tx, [user.id]), reactivated: (ctx, user) => skipDeactivatedTime(ctx.tx, user.id) },
     ],
     // Users limited by can_access_all_users_group see those they share a channel or a conversation with.
     userAccessSources: [channelCompanions, directMessagePartners],
@@ -33,5 +37,7 @@ export function domainHooks(): DomainHooks {
     messageSent: [queueOutgoingWebhooks, queueMissedMessageEmails],
     realmCreated: onboardOrganization,
     referenceResolvers: RESOLVERS,
+    softReactivate,
+    catchUpIdle,
   };
 }

@@ -18,6 +18,8 @@ export const CREDENTIALS_CHANGED = 'credentials_changed';
 export interface CredentialsChangedEvent {
   type: typeof CREDENTIALS_CHANGED;
   user_id: number;
+  /** More users at once (the soft deactivation pass marks thousands): one pass over the cache. */
+  user_ids?: number[];
 }
 
 interface Entry {
@@ -85,10 +87,11 @@ export class CredentialCache {
     this.#reading.clear();
   }
 
-  /** Forgets a user's entries at once (their API key changed). */
-  forgetUser(userId: number): void {
+  /** Forgets users' entries at once (their API key changed, or they became long-term idle). */
+  forgetUser(userId: number, more: readonly number[] = []): void {
     this.#dropped();
-    for (const [key, entry] of this.#byKey) if (entry.user.id === userId) this.#byKey.delete(key);
+    const ids = new Set([userId, ...more]);
+    for (const [key, entry] of this.#byKey) if (ids.has(entry.user.id)) this.#byKey.delete(key);
   }
 
   /** Drops what a published change may have made stale. */
@@ -104,7 +107,7 @@ export class CredentialCache {
       const botId = (event.bot as { user_id?: number } | undefined)?.user_id;
       for (const [key, entry] of this.#byKey) if (entry.user.id === botId) this.#byKey.delete(key);
     } else if (event.type === CREDENTIALS_CHANGED) {
-      this.forgetUser(event.user_id as number);
+      this.forgetUser(event.user_id as number, (event.user_ids as number[] | undefined) ?? []);
     } else if (event.type === 'realm') {
       for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
     }

@@ -67,6 +67,11 @@ export async function addSubscriptions(
     ...pairs.map((p) => p.user.id),
     ...[...(await subscriberIds(tx, [...new Set(pairs.map((p) => p.channel.id))])).values()].flat(),
   ]);
+  // An idle user's catch-up counts on subscriptions unchanged since it: it runs first.
+  await svc.hooks.catchUpIdle(
+    tx,
+    pairs.map((p) => p.user.id),
+  );
   await introduceChannels(ctx, pairs);
   const added: { user: User; channel: Channel; sub: Subscription }[] = [];
   const already: Pair[] = [];
@@ -348,6 +353,11 @@ async function removeSubscriptions(ctx: ActionContext<Hooked>, users: User[], ch
         )
       ).values(),
     ].flat(),
+  );
+  // An idle user's catch-up counts on subscriptions unchanged since it: it runs first.
+  await svc.hooks.catchUpIdle(
+    tx,
+    users.map((u) => u.id),
   );
   const removed: Pair[] = [];
   const notRemoved: Pair[] = [];

@@ -29,6 +29,7 @@ import { userSettings } from '../users/settings.ts';
 import { emojiKey } from '../custom_emoji/format.ts';
 import { fileKey } from '../uploads/actions.ts';
 import type { Progress } from '../backup/progress.ts';
+import { catchUpRealm } from '../messages/soft-deactivation.ts';
 
 export const MESSAGES_PER_FILE = 1000;
 export const RECIPIENT = { PERSONAL: 1, STREAM: 2, DIRECT_MESSAGE_GROUP: 3 } as const;
@@ -122,7 +123,7 @@ async function scopeOf(db: Db, realm: Realm, kind: ExportKind): Promise<Scope> {
 }
 
 export async function exportRealm(
-  svc: Pick<Services, 'db' | 'storage'>,
+  svc: Pick<Services, 'db' | 'storage' | 'events'>,
   realm: Realm,
   file: string,
   progress: Progress,
@@ -134,6 +135,8 @@ export async function exportRealm(
   const dir = join(staging, dirName);
   try {
     mkdirSync(dir);
+    // The export holds everyone's flags: long-term idle users' missing copies are added first.
+    await catchUpRealm(svc, realm.id);
     const { db } = svc;
     const data = await realmData(db, realm);
     const clients = new Map<string, number>();

@@ -293,6 +293,8 @@ async function dispatch(
       const { user, realm, session } = caller;
       if (user.bot_type === INCOMING_WEBHOOK_BOT && !endpoint.incomingWebhookBots) throw unauthorized('This API is not available to incoming webhook bots.');
       if (endpoint.rateLimit !== false) await applyRateLimit(svc, reply, `user:${user.id}`, svc.config.rateLimit.perUser);
+      // A long-term idle user is back: the messages they were left out of come first.
+      if (user.long_term_idle) await svc.hooks.softReactivate(svc, user);
       ctx = { svc, realm, user, request, session };
     } else {
       if (endpoint.auth === 'user') throw unauthorized();

@@ -28,6 +28,10 @@ export interface UserTable {
   /** Personal settings that differ from the defaults (users/settings.ts). */
   settings: Json<Record<string, unknown>>;
   last_active_at: Timestamp | null;
+  /** Away for a long time (soft deactivation): plain channel messages leave them no copy until they return. */
+  long_term_idle: Generated<boolean>;
+  /** While idle: they hold a copy of every message up to this id that they should hold. */
+  last_active_message_id: number | null;
   /** Bots: where their messages go when they name no channel, and what their register covers. */
   default_sending_stream_id: number | null;
   default_events_register_stream_id: number | null;

@@ -50,7 +50,7 @@ test('a database error keeps its code and statement, and the statement still wor
   await assert.rejects(kept.query(text, [1, 'again']), (e: { code?: string; query?: string }) => e.code === '23505' && e.query === text);
   await assert.rejects(kept.query(text, ['not a number', 'x']), (e: { code?: string }) => e.code === '22P02');
   await kept.query(text, [2, 'b']);
-  assert.equal((await pg.query('select count(*)::integer as n from t')).rows[0]?.n, 2);
+  assert.equal((await pg.query<{ n: number }>('select count(*)::integer as n from t')).rows[0]?.n, 2);
 });
 
 test('after a schema change a kept statement returns the new columns', async () => {

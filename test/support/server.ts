@@ -179,6 +179,7 @@ async function startOn(overrides: Partial<Config>, pgdb: { url: string; drop: ()
     onboarding: false,
     // Tests run retention passes themselves, at the times they choose.
     retention: { ...base.retention, intervalMs: 0 },
+    softDeactivation: { ...base.softDeactivation, intervalMs: 0 },
     rateLimit: { ...base.rateLimit, perUser: 100_000, perIp: 100_000 },
     logLevel: process.env.CONFAB_TEST_LOG ?? 'silent',
     ...overrides,

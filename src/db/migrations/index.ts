@@ -35,6 +35,7 @@ import * as missedMessageBatches from './0201_missed_message_batches.ts';
 import * as pushTokenHash from './0202_push_token_hash.ts';
 import * as channelTrafficShards from './0203_channel_traffic_shards.ts';
 import * as channelSubscriberCounts from './0204_channel_subscriber_counts.ts';
+import * as softDeactivation from './0205_soft_deactivation.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '0202_push_token_hash': pushTokenHash,
   '0203_channel_traffic_shards': channelTrafficShards,
   '0204_channel_subscriber_counts': channelSubscriberCounts,
+  '0205_soft_deactivation': softDeactivation,
 };

@@ -17,6 +17,7 @@ import { FLAG_BITS, MENTION_BITS } from '../flags/flags.ts';
 import { copyHolders } from '../history/changes.ts';
 import { intArray } from '../state-support.ts';
 import { editedContent, type Edit } from './request.ts';
+import { giveCopies, idleAwaiting } from '../soft-deactivation.ts';
 
 export type Prerendered = () => RenderResult;
 
@@ -35,9 +36,11 @@ export async function prerenderEdit(svc: Services, realm: Realm, actor: User, ra
 export interface ContentChange {
   content: string;
   rendered: RenderResult;
-  /** Who holds a copy of the message, and the mention flags (with has_alert_word) each gets. */
+  /** Who holds a copy of the message (or would, but for soft deactivation), and the mention flags (with has_alert_word) each gets. */
   holders: Set<number>;
   mentionBits: Map<number, number>;
+  /** Long-term idle subscribers without a copy whom the new content flags: they get it now, as a send would have given it. */
+  newCopies: number[];
 }
 
 /** The new content with its mentions checked (wildcards the editor may not use are refused), before anything is written. */
@@ -45,10 +48,11 @@ export async function contentChange(tx: Tx, viewer: ChannelViewer, edit: Edit, p
   const { content, message } = edit;
   if (content === undefined) return undefined;
   const rendered = prerendered!();
-  const holders = await copyHolders(tx, [message.id]);
+  const awaiting = edit.from ? await idleAwaiting(tx, edit.from.id, message.id) : [];
+  const holders = new Set([...(await copyHolders(tx, [message.id])), ...awaiting]);
   const mentionBits = await mentionFlags(tx, viewer, edit.from ?? undefined, message.topic, rendered, holders);
   for (const id of await usersAlertedBy(tx, viewer.realm.id, content, holders)) mentionBits.set(id, (mentionBits.get(id) ?? 0) | FLAG_BITS.has_alert_word);
-  return { content, rendered, holders, mentionBits };
+  return { content, rendered, holders, mentionBits, newCopies: awaiting.filter((id) => mentionBits.get(id)) };
 }
 
 /** The message's columns the new content sets. */
@@ -75,6 +79,7 @@ export async function claimContentLinks(ctx: ActionContext<unknown, User>, messa
 
 /** Mentions the new content makes or drops: one update per resulting set of mention flags. */
 export async function writeMentionFlags(tx: Tx, messageId: number, change: ContentChange): Promise<void> {
+  await giveCopies(tx, messageId, change.newCopies);
   const byBits = new Map<number, number[]>();
   for (const userId of change.holders) {
     const bits = change.mentionBits.get(userId) ?? 0;

@@ -21,6 +21,7 @@ import { channelRecipientId } from '../send/recipients.ts';
 import { messageToChange } from '../access.ts';
 import { requestedChange, resolution, type Edit, type EditContext, type EditRequest } from './request.ts';
 import { checkChannelRules, checkContentRules, checkTopicRules, checkWholeTopicMovable, destination } from './permissions.ts';
+import { catchUpIdleSubscribers } from '../soft-deactivation.ts';
 import { claimContentLinks, contentChange, contentColumns, prerenderEdit, writeMentionFlags, type ContentChange, type Prerendered } from './content.ts';
 import { announceFirstMessageIds, beforeMove, messagesToChange, moveRest, moveTopicState, settleReaders, type BeforeMove, type Placement } from './move.ts';
 import { emitUpdate } from './event.ts';
@@ -131,6 +132,8 @@ async function writeEdit(ctx: EditContext, edit: Edit, content: ContentChange | 
   const before = await beforeMove(tx, edit, changedIds);
   const recipientId = to && streamMoved ? await channelRecipientId(tx, viewer.realm.id, to.id) : message.recipient_id;
   const placement: Placement = { changedIds, timestamp, recipientId, countsAsMove };
+  // Idle subscribers' catch-ups read messages where they are: both channels' are caught up before they move.
+  if (streamMoved && edit.from && to) await catchUpIdleSubscribers(tx, [edit.from.id, to.id]);
   await writeEditedMessage(tx, viewer, edit, content, placement);
   const detached = content ? await claimContentLinks(ctx, message.id, content) : [];
   await moveRest(tx, viewer, edit, placement);

@@ -10,8 +10,17 @@ export function dmKey(userIds: number[]): string {
 }
 
 export async function channelRecipientId(tx: Tx, realmId: number, channelId: number): Promise<number> {
-  // Every message after a channel's first finds its row: one read.
-  const found = await tx.selectFrom('recipients').select('id').where('channel_id', '=', channelId).executeTakeFirst();
+  // Every message after a channel's first finds its row: one read. It takes the key-share lock on the
+  // channel that the message's foreign key would take later: an idle subscriber's catch-up, which locks
+  // the channel for update, ends before the send reads its subscribers or starts after its commit
+  // (messages/soft-deactivation.ts). Sends do not wait on each other for it.
+  const found = await tx
+    .selectFrom('recipients as r')
+    .innerJoin('channels as c', 'c.id', 'r.channel_id')
+    .select('r.id')
+    .where('r.channel_id', '=', channelId)
+    .forKeyShare('c')
+    .executeTakeFirst();
   if (found) return found.id;
   // Concurrent first messages to a channel race here: the unique key settles it.
   await tx

@@ -36,6 +36,7 @@ import { mutersAmong } from '../../muted_users/queries.ts';
 import { usersAlertedBy } from '../../alert_words/matching.ts';
 import { attachWidget } from '../submessages/submessages.ts';
 import { checkDirectMessagePolicy } from '../access.ts';
+import { copyWithoutFlags, reachedNow, type IdleReach } from '../soft-deactivation.ts';
 
 export interface SendRequest {
   type: 'stream' | 'private';
@@ -186,7 +187,7 @@ async function automaticPolicy(
 }
 
 /** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
-export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone'>;
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone' | 'long_term_idle'>;
 
 /** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
@@ -234,13 +235,14 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
   {
     const viewer = await channelViewer(tx, realm, sender);
     let channel: Channel | undefined;
-    let participants: Participant[];
+    let participants: Participant[] | undefined;
     let recipientId: number;
     if (req.type === 'stream') {
       channel = await resolveChannel(tx, viewer, req.to);
       checkTopicAllowed(realm, channel, topic);
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
-      participants = await channelParticipants(tx, channel);
+      // Read by deliver, once the rendering says which idle subscribers the message may need.
+      participants = undefined;
     } else {
       const recipients = await resolveDirectRecipients(ctx, req.to);
       const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
@@ -256,7 +258,7 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
       await access.announce(emit);
     }
     const readBySender = req.read_by_sender ?? READING_CLIENTS.includes(req.clientName.toLowerCase());
-    const { message, flags, mentionedUserIds, firstInTopic } = await deliver(ctx, viewer, {
+    const delivered = await deliver(ctx, viewer, {
       channel,
       topic,
       participants,
@@ -267,6 +269,8 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
       readBy: readBySender ? [sender.id] : [],
       localEcho: req.queue_id !== undefined && req.local_id !== undefined ? { queueId: req.queue_id, localId: req.local_id } : undefined,
     });
+    const { message, flags, mentionedUserIds, firstInTopic } = delivered;
+    participants = delivered.participants;
 
     for (const hook of svc.hooks.messageSent) await hook(tx, { realm, sender, messageId: message.id, channel, topic, participants, mentionedUserIds, flags });
     const result: SendResult = { id: message.id };
@@ -291,18 +295,34 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
 
 /**
  * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
- * The active subscribers (as subscriberIds), with what the send needs of them, in one read.
+ * The active subscribers (as subscriberIds) but the long-term idle it cannot need (soft-deactivation.ts),
+ * with what the send needs of them, in one read; and those who get a row only if their flags are not 0.
  */
-async function channelParticipants(tx: Tx, channel: Channel): Promise<Participant[]> {
-  return tx
+async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ participants: Participant[]; copyIfFlagged: Set<number> }> {
+  const rows = await tx
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone'])
-    .where('s.channel_id', '=', channel.id)
+    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone', 'u.long_term_idle', copyWithoutFlags(reach).as('copy_without_flags')])
+    .where('s.channel_id', '=', reach.channelId)
     .where('s.active', '=', true)
     .where('u.is_active', '=', true)
+    .where(reachedNow(reach))
     .orderBy('u.id')
     .execute();
+  const copyIfFlagged = new Set<number>();
+  const participants = rows.map(({ copy_without_flags, ...p }) => {
+    if (!copy_without_flags) copyIfFlagged.add(p.id);
+    return p;
+  });
+  return { participants, copyIfFlagged };
+}
+
+/** Whom a channel message may need among the long-term idle: whom it names (soft-deactivation.ts). */
+async function idleReach(tx: Tx, sender: User, channel: Channel, topic: string, rendered: RenderResult, d: Delivery): Promise<IdleReach> {
+  const { mentions } = rendered;
+  const named = [...mentions.user_ids, ...d.readBy, ...(d.starredFor ?? [])];
+  for (const groupId of mentions.group_ids) named.push(...(await groupMemberIds(tx, groupId)));
+  return { channelId: channel.id, topic, senderId: sender.id, named, everyone: mentions.stream_wildcard, topicWildcard: mentions.topic_wildcard };
 }
 
 /** A message's columns but its search vector (written by the database, read by search only). */
@@ -311,8 +331,8 @@ const MESSAGE_COLUMNS = [...FORMATTED_COLUMNS, 'realm_id', 'has_link', 'has_imag
 interface Delivery {
   channel: Channel | undefined;
   topic: string;
-  /** Everyone who gets a copy (user_messages row and event). */
-  participants: Participant[];
+  /** Everyone who gets the message (event, and a row unless long-term idle); a channel's: read by deliver. */
+  participants?: Participant[];
   recipientId: number;
   content: string;
   /** The content rendered before the transaction (messages users write); else rendered here. */
@@ -334,7 +354,10 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
   const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
-  const recipientIds = new Set(d.participants.map((u) => u.id));
+  const { participants, copyIfFlagged } = d.participants
+    ? { participants: d.participants, copyIfFlagged: new Set<number>() }
+    : await channelParticipants(tx, await idleReach(tx, sender, channel!, topic, rendered, d));
+  const recipientIds = new Set(participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
@@ -378,8 +401,9 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
     ])
     .executeTakeFirstOrThrow();
   if (recipientIds.size > 0) {
+    // Long-term idle subscribers get their copy when they return, unless they need it now.
+    const ids = [...recipientIds].filter((id) => !copyIfFlagged.has(id) || flags.get(id));
     // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
-    const ids = [...recipientIds];
     await sql`
       insert into user_messages (realm_id, user_id, message_id, flags)
       select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
@@ -392,9 +416,9 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   const submessages = await attachWidget(tx, message);
 
   const topicLinks = rendered.topicLinks?.topic === topic ? rendered.topicLinks.links : undefined;
-  await emitNewMessage(ctx, { message, sender, recipients: d.participants, flags, channel, submessages, topicLinks, localEcho: d.localEcho });
+  await emitNewMessage(ctx, { message, sender, recipients: participants, flags, channel, submessages, topicLinks, localEcho: d.localEcho });
   if (channel && firstInChannel) await emitChannelUpdate(ctx, channel, 'first_message_id', message.id);
-  return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic };
+  return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic, participants };
 }
 
 /**
@@ -413,7 +437,7 @@ export async function sendInternalMessage(ctx: ActionContext, notice: Notice): P
     // A channel that keeps to the general chat topic keeps to it for notices too.
     const topic = topicsPolicyOf(realm, channel) === 'empty_topic_only' ? '' : normalizeTopic(to.topic);
     const recipientId = await channelRecipientId(tx, realm.id, channel.id);
-    delivery = { channel, topic, participants: await channelParticipants(tx, channel), recipientId };
+    delivery = { channel, topic, recipientId };
   } else {
     const participants = [...new Map([bot, to.user].map((u) => [u.id, u])).values()];
     const recipientId = await dmRecipientId(
