@@ -80,14 +80,6 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
   }
   if (triggers.size === 0) return;
   const now = new Date();
-  const active = await tx
-    .selectFrom('user_presence')
-    .select('user_id')
-    .where('realm_id', '=', sent.realm.id)
-    .where('user_id', 'in', [...triggers.keys()])
-    .where('last_active_time', '>', new Date(now.getTime() - ACTIVE_WITHIN_SECS * 1000))
-    .execute();
-  for (const { user_id } of active) triggers.delete(user_id);
   const byId = new Map(candidates.map((u) => [u.id, u]));
   const batchEnds = new Map(
     [...triggers.keys()].map((id) => [
@@ -95,7 +87,9 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
       new Date(now.getTime() + (userSettings(byId.get(id)!).email_notifications_batching_period_seconds as number) * 1000),
     ]),
   );
-  await addToBatches(tx, sent.realm.id, sent.messageId, triggers, batchEnds);
+  // Users active since then are reading: left out by the batches' statement (presence read there).
+  const activeSince = new Date(now.getTime() - ACTIVE_WITHIN_SECS * 1000);
+  await addToBatches(tx, { realmId: sent.realm.id, messageId: sent.messageId, triggers, activeSince }, batchEnds);
 }
 
 /**
@@ -103,9 +97,10 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
  * job) where the user has none. Set-based: a wildcard mention in a large
  * channel reaches thousands of users in a handful of statements.
  */
-async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers: Map<number, MissedTrigger>, ifNew: Map<number, Date>): Promise<void> {
+async function addToBatches(tx: Tx, message: MissedBy, ifNew: Map<number, Date>): Promise<void> {
+  const { realmId, triggers } = message;
   const ids = [...triggers.keys()].sort((a, b) => a - b);
-  const { scheduled, created } = await joinBatches(tx, { realmId, messageId, triggers }, ids, ifNew);
+  const { scheduled, created } = await joinBatches(tx, message, ids, ifNew);
   await enqueueJobs(
     tx,
     created.map((userId) => {
@@ -115,34 +110,42 @@ async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers
   );
 }
 
+/** A message and who is to hear of it, why, unless they were active since `activeSince`. */
+interface MissedBy {
+  realmId: number;
+  messageId: number;
+  triggers: Map<number, MissedTrigger>;
+  activeSince: Date;
+}
+
 /**
  * Each user's pending batch, held until the commit so that its job (which
  * deletes it first) cannot take it while a message joins it, and the message's
- * row in it (same statement). Existing batches are held by a shared lock: sends
- * adding to the same batches do not wait on each other (an upsert's exclusive
- * lock made them). Missing ones are created; a user whose batch a concurrent
- * send created meanwhile is read (and joined) again.
+ * row in it (same statement). Users whose presence says they are active are
+ * left out. Existing batches are held by a shared lock: sends adding to the
+ * same batches do not wait on each other (an upsert's exclusive lock made
+ * them). Missing ones are created; a user whose batch a concurrent send created
+ * meanwhile is read (and joined) again.
  */
-async function joinBatches(
-  tx: Tx,
-  message: { realmId: number; messageId: number; triggers: Map<number, MissedTrigger> },
-  ids: number[],
-  ifNew: Map<number, Date>,
-): Promise<{ scheduled: Map<number, Date>; created: number[] }> {
-  const { realmId, messageId, triggers } = message;
+async function joinBatches(tx: Tx, message: MissedBy, ids: number[], ifNew: Map<number, Date>): Promise<{ scheduled: Map<number, Date>; created: number[] }> {
+  const { realmId, messageId, triggers, activeSince } = message;
   const scheduled = new Map<number, Date>();
   const created: number[] = [];
   let missing = ids;
   for (let round = 0; missing.length > 0; round++) {
     // transact() runs the whole send again rather than answer 500.
     if (round === 3) throw new RaceLostError('missed-message batches kept changing under a send');
-    const { rows } = await sql<{ user_id: number; scheduled_at: Date | string; created: boolean }>`
-      with existing as (
-        select user_id, scheduled_at from missed_message_batches where user_id = any(${intArray(missing)}) order by user_id for key share
+    const { rows } = await sql<{ user_id: number; scheduled_at: Date | string | null; created: boolean; active: boolean }>`
+      with active as (
+        select user_id from user_presence
+        where realm_id = ${realmId}::integer and user_id = any(${intArray(missing)}) and last_active_time > ${activeSince.toISOString()}::timestamptz
+      ), existing as (
+        select user_id, scheduled_at from missed_message_batches
+        where user_id = any(${intArray(missing)}) and user_id not in (select user_id from active) order by user_id for key share
       ), inserted as (
         insert into missed_message_batches (user_id, realm_id, scheduled_at)
         select u, ${realmId}::integer, s from unnest(${intArray(missing)}, ${missing.map((id) => ifNew.get(id)!.toISOString())}::timestamptz[]) as x(u, s)
-        where u not in (select user_id from existing)
+        where u not in (select user_id from existing) and u not in (select user_id from active)
         on conflict (user_id) do nothing
         returning user_id, scheduled_at
       ), batches as (
@@ -154,12 +157,17 @@ async function joinBatches(
         select ${realmId}::integer, b.user_id, ${messageId}::integer, x.t, b.scheduled_at
         from batches b join unnest(${intArray(missing)}, ${missing.map((id) => triggers.get(id)!)}::text[]) as x(u, t) on x.u = b.user_id
       )
-      select user_id, scheduled_at, created from batches`.execute(tx);
+      select user_id, scheduled_at, created, false as active from batches
+      union all
+      select user_id, null, false, true from active`.execute(tx);
+    const done = new Set<number>();
     for (const r of rows) {
-      scheduled.set(r.user_id, new Date(r.scheduled_at));
+      done.add(r.user_id);
+      if (r.active) continue;
+      scheduled.set(r.user_id, new Date(r.scheduled_at!));
       if (r.created) created.push(r.user_id);
     }
-    missing = missing.filter((id) => !scheduled.has(id));
+    missing = missing.filter((id) => !done.has(id));
   }
   return { scheduled, created };
 }
