@@ -41,16 +41,20 @@ export function containsAlertWord(text: string, word: string): boolean {
   return false;
 }
 
+/** The alert words of `userIds` (`user_id`, `word`): what usersAlertedBy reads (a send reads it within a larger statement). */
+export function alertWordsOf(db: Executor, realmId: number, userIds: readonly number[]) {
+  return db.selectFrom('alert_words').select(['user_id', 'word']).where('realm_id', '=', realmId).where('user_id', '=', sql<number>`any(${userIds}::int[])`);
+}
+
 /** Which of `userIds` have an alert word in `content`: one query for their words. */
 export async function usersAlertedBy(db: Executor, realmId: number, content: string, userIds: Iterable<number>): Promise<number[]> {
   const ids = [...userIds];
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('alert_words')
-    .select(['user_id', 'word'])
-    .where('realm_id', '=', realmId)
-    .where('user_id', '=', sql<number>`any(${ids}::int[])`)
-    .execute();
+  return alertedBy(content, await alertWordsOf(db, realmId, ids).execute());
+}
+
+/** Whose words (alertWordsOf's rows) occur in `content`. */
+export function alertedBy(content: string, rows: readonly { user_id: number; word: string }[]): number[] {
   if (rows.length === 0) return [];
   // Each distinct word is looked for once, however many users chose it.
   const usersByWord = new Map<string, number[]>();

@@ -42,18 +42,19 @@ export async function channelViewer(db: Executor, realm: Realm, user: User): Pro
 
 /**
  * channelViewer, and in the same round trip the channel a reference names: the
- * channel with id `ref.id` if there is one, else the one named `ref.name` (any case).
+ * channel with id `ref.id` if there is one, else the one named `ref.name` (any case;
+ * null names none).
  */
 export async function channelViewerAnd(
   db: Executor,
   realm: Realm,
   user: User,
-  ref: { id: number | null; name: string },
+  ref: { id: number | null; name: string | null },
 ): Promise<{ viewer: ChannelViewer; channel: Channel | undefined }> {
   const { rows } = await sql<{ groups: number[]; subscribed: number[] } & (Channel | { id: null })>`
     select v.groups, v.subscribed, c.* from (select ${viewerColumns(user.id)}) v
     left join lateral (
-      select * from channels where realm_id = ${realm.id} and (id = ${ref.id}::integer or lower(name) = ${ref.name.toLowerCase()})
+      select * from channels where realm_id = ${realm.id} and (id = ${ref.id}::integer or lower(name) = ${ref.name?.toLowerCase() ?? null}::text)
       order by id = ${ref.id}::integer desc nulls last limit 1) c on true`.execute(db);
   const { groups, subscribed, ...channel } = rows[0];
   const viewer = { user, realm, groups: new Set(groups), subscribed: new Set(subscribed) };

@@ -48,23 +48,14 @@ const ACTIVE_WITHIN_SECS = 140;
 /** Why a user hears of a message, in the reference's order of precedence. */
 export type MissedTrigger = 'direct_message' | 'mention' | 'group_mention' | 'topic_wildcard' | 'stream_wildcard' | 'followed_topic' | 'stream_email';
 
-interface SubscriptionOverrides {
-  email_notifications: boolean | null;
-  wildcard_mentions_notify: boolean | null;
-  is_muted: boolean;
-}
-
 /** The email trigger of one recipient, or undefined (the reference's get_email_notification_trigger, roughly). */
-function triggerFor(
-  user: Participant,
-  flags: number,
-  sent: SentMessage,
-  sub: SubscriptionOverrides | undefined,
-  topicPolicy: number,
-): MissedTrigger | undefined {
+function triggerFor(user: Participant, flags: number, sent: SentMessage): MissedTrigger | undefined {
   const s = userSettings(user);
   const offline = s.enable_offline_email_notifications as boolean;
   if (!sent.channel) return offline ? 'direct_message' : undefined;
+  // The send read each channel recipient's subscription and topic policy with them.
+  const sub = user.inChannel;
+  const topicPolicy = sub?.topic_policy ?? VISIBILITY.INHERIT;
   if (flags & FLAG_BITS.mentioned && offline) return sent.mentionedUserIds.includes(user.id) ? 'mention' : 'group_mention';
   const followed = topicPolicy === VISIBILITY.FOLLOWED;
   const wildcardsNotify =
@@ -82,43 +73,13 @@ function triggerFor(
 export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promise<void> {
   const candidates = sent.participants.filter((u) => u.id !== sent.sender.id && u.is_active && !u.is_bot && !((sent.flags.get(u.id) ?? 0) & FLAG_BITS.read));
   if (candidates.length === 0) return;
-  const subs = new Map<number, SubscriptionOverrides>();
-  const policies = new Map<number, number>();
-  if (sent.channel) {
-    // Only the subscriptions and topics that differ from the user's defaults.
-    for (const row of await tx
-      .selectFrom('subscriptions')
-      .select(['user_id', 'email_notifications', 'wildcard_mentions_notify', 'is_muted'])
-      .where('channel_id', '=', sent.channel.id)
-      .where('active', '=', true)
-      .where((eb) => eb.or([eb('email_notifications', 'is not', null), eb('wildcard_mentions_notify', 'is not', null), eb('is_muted', '=', true)]))
-      .execute()) {
-      subs.set(row.user_id, row);
-    }
-    for (const row of await tx
-      .selectFrom('user_topics')
-      .select(['user_id', 'visibility_policy'])
-      .where('channel_id', '=', sent.channel.id)
-      .where(sql<string>`lower(topic)`, '=', sent.topic.toLowerCase())
-      .execute()) {
-      policies.set(row.user_id, row.visibility_policy);
-    }
-  }
   const triggers = new Map<number, MissedTrigger>();
   for (const user of candidates) {
-    const trigger = triggerFor(user, sent.flags.get(user.id) ?? 0, sent, subs.get(user.id), policies.get(user.id) ?? VISIBILITY.INHERIT);
+    const trigger = triggerFor(user, sent.flags.get(user.id) ?? 0, sent);
     if (trigger) triggers.set(user.id, trigger);
   }
   if (triggers.size === 0) return;
   const now = new Date();
-  const active = await tx
-    .selectFrom('user_presence')
-    .select('user_id')
-    .where('realm_id', '=', sent.realm.id)
-    .where('user_id', 'in', [...triggers.keys()])
-    .where('last_active_time', '>', new Date(now.getTime() - ACTIVE_WITHIN_SECS * 1000))
-    .execute();
-  for (const { user_id } of active) triggers.delete(user_id);
   const byId = new Map(candidates.map((u) => [u.id, u]));
   const batchEnds = new Map(
     [...triggers.keys()].map((id) => [
@@ -126,7 +87,9 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
       new Date(now.getTime() + (userSettings(byId.get(id)!).email_notifications_batching_period_seconds as number) * 1000),
     ]),
   );
-  await addToBatches(tx, sent.realm.id, sent.messageId, triggers, batchEnds);
+  // Users active since then are reading: left out by the batches' statement (presence read there).
+  const activeSince = new Date(now.getTime() - ACTIVE_WITHIN_SECS * 1000);
+  await addToBatches(tx, { realmId: sent.realm.id, messageId: sent.messageId, triggers, activeSince }, batchEnds);
 }
 
 /**
@@ -134,15 +97,10 @@ export async function queueMissedMessageEmails(tx: Tx, sent: SentMessage): Promi
  * job) where the user has none. Set-based: a wildcard mention in a large
  * channel reaches thousands of users in a handful of statements.
  */
-async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers: Map<number, MissedTrigger>, ifNew: Map<number, Date>): Promise<void> {
+async function addToBatches(tx: Tx, message: MissedBy, ifNew: Map<number, Date>): Promise<void> {
+  const { realmId, triggers } = message;
   const ids = [...triggers.keys()].sort((a, b) => a - b);
-  const { scheduled, created } = await joinBatches(tx, realmId, ids, ifNew);
-  await sql`
-    insert into missed_message_emails (realm_id, user_id, message_id, trigger, scheduled_at)
-    select ${realmId}::integer, u, ${messageId}::integer, t, s
-    from unnest(${intArray(ids)}, ${ids.map((id) => triggers.get(id)!)}::text[], ${ids.map((id) => scheduled.get(id)!.toISOString())}::timestamptz[]) as x(u, t, s)`.execute(
-    tx,
-  );
+  const { scheduled, created } = await joinBatches(tx, message, ids, ifNew);
   await enqueueJobs(
     tx,
     created.map((userId) => {
@@ -152,38 +110,64 @@ async function addToBatches(tx: Tx, realmId: number, messageId: number, triggers
   );
 }
 
+/** A message and who is to hear of it, why, unless they were active since `activeSince`. */
+interface MissedBy {
+  realmId: number;
+  messageId: number;
+  triggers: Map<number, MissedTrigger>;
+  activeSince: Date;
+}
+
 /**
  * Each user's pending batch, held until the commit so that its job (which
- * deletes it first) cannot take it while a message joins it. Existing batches
- * are held by a shared lock: sends adding to the same batches do not wait on
- * each other (an upsert's exclusive lock made them). Missing ones are created;
- * a user whose batch a concurrent send created meanwhile is read again.
+ * deletes it first) cannot take it while a message joins it, and the message's
+ * row in it (same statement). Users whose presence says they are active are
+ * left out. Existing batches are held by a shared lock: sends adding to the
+ * same batches do not wait on each other (an upsert's exclusive lock made
+ * them). Missing ones are created; a user whose batch a concurrent send created
+ * meanwhile is read (and joined) again.
  */
-async function joinBatches(tx: Tx, realmId: number, ids: number[], ifNew: Map<number, Date>): Promise<{ scheduled: Map<number, Date>; created: number[] }> {
+async function joinBatches(tx: Tx, message: MissedBy, ids: number[], ifNew: Map<number, Date>): Promise<{ scheduled: Map<number, Date>; created: number[] }> {
+  const { realmId, messageId, triggers, activeSince } = message;
   const scheduled = new Map<number, Date>();
   const created: number[] = [];
   let missing = ids;
   for (let round = 0; missing.length > 0; round++) {
     // transact() runs the whole send again rather than answer 500.
     if (round === 3) throw new RaceLostError('missed-message batches kept changing under a send');
-    const { rows } = await sql<{ user_id: number; scheduled_at: Date | string; created: boolean }>`
-      with existing as (
-        select user_id, scheduled_at from missed_message_batches where user_id = any(${intArray(missing)}) order by user_id for key share
+    const { rows } = await sql<{ user_id: number; scheduled_at: Date | string | null; created: boolean; active: boolean }>`
+      with active as (
+        select user_id from user_presence
+        where realm_id = ${realmId}::integer and user_id = any(${intArray(missing)}) and last_active_time > ${activeSince.toISOString()}::timestamptz
+      ), existing as (
+        select user_id, scheduled_at from missed_message_batches
+        where user_id = any(${intArray(missing)}) and user_id not in (select user_id from active) order by user_id for key share
       ), inserted as (
         insert into missed_message_batches (user_id, realm_id, scheduled_at)
         select u, ${realmId}::integer, s from unnest(${intArray(missing)}, ${missing.map((id) => ifNew.get(id)!.toISOString())}::timestamptz[]) as x(u, s)
-        where u not in (select user_id from existing)
+        where u not in (select user_id from existing) and u not in (select user_id from active)
         on conflict (user_id) do nothing
         returning user_id, scheduled_at
+      ), batches as (
+        select user_id, scheduled_at, false as created from existing
+        union all
+        select user_id, scheduled_at, true as created from inserted
+      ), joined as (
+        insert into missed_message_emails (realm_id, user_id, message_id, trigger, scheduled_at)
+        select ${realmId}::integer, b.user_id, ${messageId}::integer, x.t, b.scheduled_at
+        from batches b join unnest(${intArray(missing)}, ${missing.map((id) => triggers.get(id)!)}::text[]) as x(u, t) on x.u = b.user_id
       )
-      select user_id, scheduled_at, false as created from existing
+      select user_id, scheduled_at, created, false as active from batches
       union all
-      select user_id, scheduled_at, true as created from inserted`.execute(tx);
+      select user_id, null, false, true from active`.execute(tx);
+    const done = new Set<number>();
     for (const r of rows) {
-      scheduled.set(r.user_id, new Date(r.scheduled_at));
+      done.add(r.user_id);
+      if (r.active) continue;
+      scheduled.set(r.user_id, new Date(r.scheduled_at!));
       if (r.created) created.push(r.user_id);
     }
-    missing = missing.filter((id) => !scheduled.has(id));
+    missing = missing.filter((id) => !done.has(id));
   }
   return { scheduled, created };
 }

@@ -23,15 +23,7 @@ export async function hasMuted(db: Executor, userId: number, mutedUserId: number
   return row !== undefined;
 }
 
-/** Which of `userIds` muted `senderId`: their copies of its messages arrive read. */
-export async function mutersAmong(db: Executor, senderId: number, userIds: Iterable<number>): Promise<number[]> {
-  const ids = [...userIds];
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('muted_users')
-    .select('user_id')
-    .where('muted_user_id', '=', senderId)
-    .where('user_id', '=', sql<number>`any(${ids}::int[])`)
-    .execute();
-  return rows.map((r) => r.user_id);
+/** Which of `userIds` muted `senderId` (`user_id`): their copies of its messages arrive read. A send reads it within a larger statement. */
+export function mutersAmong(db: Executor, senderId: number, userIds: readonly number[]) {
+  return db.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', senderId).where('user_id', '=', sql<number>`any(${userIds}::int[])`);
 }

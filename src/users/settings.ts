@@ -209,17 +209,20 @@ export const USER_SETTING_NAMES = Object.keys(USER_SETTINGS) as UserSettingName[
 /** The settings stored in a column of their own rather than in `users.settings`. */
 export const COLUMN_SETTINGS: ReadonlySet<UserSettingName> = new Set(['timezone']);
 
+const DEFAULTS = Object.freeze(Object.fromEntries(USER_SETTING_NAMES.map((n) => [n, USER_SETTINGS[n].default])) as UserSettings);
+
 export function settingDefaults(): UserSettings {
-  return Object.fromEntries(USER_SETTING_NAMES.map((n) => [n, USER_SETTINGS[n].default])) as UserSettings;
+  return { ...DEFAULTS };
 }
 
 /** A user's every setting: the stored differences over the defaults. */
 export function userSettings(user: { settings: Record<string, unknown>; timezone: string }): UserSettings {
+  // A send asks this of every recipient: copy the defaults once, then walk only what is stored (a few keys).
   const values = settingDefaults();
-  for (const name of USER_SETTING_NAMES) {
-    if (COLUMN_SETTINGS.has(name)) continue;
+  for (const name in user.settings) {
+    if (!Object.hasOwn(USER_SETTINGS, name) || COLUMN_SETTINGS.has(name as UserSettingName)) continue;
     const stored = user.settings[name];
-    if (stored !== undefined) values[name] = stored as SettingValue;
+    if (stored !== undefined) values[name as UserSettingName] = stored as SettingValue;
   }
   values.timezone = user.timezone;
   return values;

@@ -273,6 +273,34 @@ test('automatic topic follow and unmute (automatic_new_visibility_policy)', asyn
   assert.equal(muted.body.automatic_new_visibility_policy, 2);
 });
 
+test('automatic policies read what each user stored: any case of the topic, senders who are not subscribed, mentioned users', async () => {
+  const denmark = (await admin.get('/get_stream_id', { stream: 'Denmark' })).body.stream_id;
+  const policy = async (userId: number, topic: string) =>
+    (
+      await server.svc.db
+        .selectFrom('user_topics')
+        .select('visibility_policy')
+        .where('user_id', '=', userId)
+        .where('channel_id', '=', denmark)
+        .where('topic', '=', topic)
+        .executeTakeFirst()
+    )?.visibility_policy;
+  // Carol unmuted "brand new topic" in her muted channel (the test above): the same topic in another case is unmuted already.
+  const recased = await channelMessage(carol, 'shouting', 'BRAND NEW TOPIC');
+  assert.equal('automatic_new_visibility_policy' in recased.body, false);
+  // Dave is not subscribed: his own policy for the topic is read all the same.
+  const dave = await server.createUser({ email: 'dave@example.com', fullName: 'Dave Dunn' });
+  assert.equal((await dave.post('/user_topics', { stream_id: denmark, topic: 'Outside View', visibility_policy: 3 })).status, 200);
+  const outside = await channelMessage(dave, 'from outside', 'outside view');
+  assert.equal(outside.status, 200, JSON.stringify(outside.body));
+  assert.equal('automatic_new_visibility_policy' in outside.body, false, 'already followed');
+  assert.equal((await channelMessage(dave, 'from outside again', 'outside two')).body.automatic_new_visibility_policy, 3, 'initiated');
+  // A mentioned subscriber follows the topic (automatically_follow_topics_where_mentioned); one who follows it already keeps it.
+  await channelMessage(dave, 'hello @**Alice Able** and @**Bob Baker**', 'brand new topic');
+  assert.equal(await policy(alice.id, 'brand new topic'), 3);
+  assert.equal(await policy(bob.id, 'brand new topic'), 3);
+});
+
 test('direct message policies', async () => {
   const groups = await systemGroupIds(server.svc.db, 1);
   const realm = await server.svc.db.selectFrom('realms').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();

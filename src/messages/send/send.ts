@@ -18,8 +18,8 @@ import type { RenderResult } from '../../markdown/index.ts';
 import { settingsOf } from '../../realm/queries.ts';
 import { userSettings } from '../../users/settings.ts';
 import { accessibleUsers, canAccess, getUserByEmail } from '../../users/queries.ts';
-import { channelViewer, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
-import { activeSubscription, getChannel, getChannelByName } from '../../channels/queries.ts';
+import { channelViewer, channelViewerAnd, hasContentAccess, holdsChannelPermission, holdsRealmPermission, type ChannelViewer } from '../../channels/access.ts';
+import { activeSubscription } from '../../channels/queries.ts';
 import { emitChannelUpdate } from '../../channels/events.ts';
 import { groupMemberIds } from '../../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../../user_groups/mentions.ts';
@@ -31,9 +31,9 @@ import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolic
 import { emitNewMessage } from '../events.ts';
 import { FORMATTED_COLUMNS } from '../format.ts';
 import { countChannelMessage } from './channel-stats.ts';
-import { intArray } from '../../db/ids.ts';
+import { intArray, isRowId, isStorableText } from '../../db/ids.ts';
 import { mutersAmong } from '../../muted_users/queries.ts';
-import { usersAlertedBy } from '../../alert_words/matching.ts';
+import { alertedBy, alertWordsOf } from '../../alert_words/matching.ts';
 import { attachWidget } from '../submessages/submessages.ts';
 import { checkDirectMessagePolicy } from '../access.ts';
 import { copyWithoutFlags, reachedNow, type IdleReach } from '../soft-deactivation.ts';
@@ -83,13 +83,18 @@ export function checkCanPost(viewer: ChannelViewer, channel: Channel, viaOwner =
   if (!holdsChannelPermission(viewer, channel, 'can_send_message_group')) throw badRequest('You do not have permission to post in this channel.');
 }
 
-async function resolveChannel(tx: Tx, viewer: ChannelViewer, to: string | undefined): Promise<Channel> {
+/** The sender as a channel viewer and the channel `to` names, read in one round trip, checked. */
+async function resolveChannel(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<{ viewer: ChannelViewer; channel: Channel }> {
   if (to === undefined) throw badRequest('Missing channel');
   const address = channelAddress(to);
-  const channel = 'id' in address ? await getChannel(tx, viewer.realm.id, address.id) : await getChannelByName(tx, viewer.realm.id, address.name.trim());
+  const ref =
+    'id' in address
+      ? { id: isRowId(address.id) ? address.id : null, name: null }
+      : { id: null, name: isStorableText(address.name.trim()) ? address.name.trim() : null };
+  const { viewer, channel } = await channelViewerAnd(tx, realm, sender, ref);
   if (!channel) throw channelDoesNotExistError(address);
   checkCanPost(viewer, channel, await ownerSubscribed(tx, viewer, channel));
-  return channel;
+  return { viewer, channel };
 }
 
 /** Bots may send to any channel their owner is subscribed to (the reference's access_stream_for_send_message). */
@@ -164,10 +169,14 @@ async function mentionedGroupMembers(tx: Tx, viewer: ChannelViewer, groupIds: nu
   return members;
 }
 
-/** The policy a send changes for the sender (or a mentioned user), if any (digest 1.1). */
+/**
+ * The policy a send changes for the sender (or a mentioned user), if any (digest 1.1).
+ * `state`: the user's subscription and topic policy as the send read them (undefined: not subscribed, read here).
+ */
 async function automaticPolicy(
   tx: Tx,
   user: Participant,
+  state: InChannel | undefined,
   channel: Channel,
   topic: string,
   reason: { sent: boolean; initiated: boolean; mentioned: boolean },
@@ -178,16 +187,29 @@ async function automaticPolicy(
   const unmute = reason.sent && applies(s.automatically_unmute_topics_in_muted_streams_policy);
   // Neither policy applies: nothing to read.
   if (!follow && !unmute) return undefined;
-  const current = await visibilityPolicy(tx, user.id, channel.id, topic);
+  const current = state ? state.topic_policy : await visibilityPolicy(tx, user.id, channel.id, topic);
   if (current === VISIBILITY.FOLLOWED) return undefined;
   if (follow) return VISIBILITY.FOLLOWED;
   if (current === VISIBILITY.UNMUTED) return undefined;
-  const sub = await activeSubscription(tx, user.id, channel.id);
-  return sub?.is_muted ? VISIBILITY.UNMUTED : undefined;
+  const muted = state ? state.is_muted : (await activeSubscription(tx, user.id, channel.id))?.is_muted;
+  return muted ? VISIBILITY.UNMUTED : undefined;
 }
 
-/** What a send needs of each recipient: who they are and the settings that decide their notices and follows. */
-export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone' | 'long_term_idle'>;
+/** A channel recipient's own settings there: their subscription's (null: the account-wide default) and their policy for the topic. */
+export interface InChannel {
+  email_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
+  is_muted: boolean;
+  topic_policy: VisibilityPolicy;
+}
+
+/**
+ * What a send needs of each recipient: who they are and the settings that decide their notices and follows
+ * (`inChannel`: set for every recipient of a channel message, read with them).
+ */
+export type Participant = Pick<User, 'id' | 'role' | 'is_active' | 'is_bot' | 'settings' | 'timezone' | 'long_term_idle'> & {
+  inChannel?: InChannel;
+};
 
 /** A message a user sent, as the hooks of higher domains see it (outgoing webhooks, missed-message emails). */
 export interface SentMessage {
@@ -233,17 +255,18 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
     topic = normalizeTopic(req.topic);
   }
   {
-    const viewer = await channelViewer(tx, realm, sender);
+    let viewer: ChannelViewer;
     let channel: Channel | undefined;
     let participants: Participant[] | undefined;
     let recipientId: number;
     if (req.type === 'stream') {
-      channel = await resolveChannel(tx, viewer, req.to);
+      ({ viewer, channel } = await resolveChannel(tx, realm, sender, req.to));
       checkTopicAllowed(realm, channel, topic);
       recipientId = await channelRecipientId(tx, realm.id, channel.id);
       // Read by deliver, once the rendering says which idle subscribers the message may need.
       participants = undefined;
     } else {
+      viewer = await channelViewer(tx, realm, sender);
       const recipients = await resolveDirectRecipients(ctx, req.to);
       const users = [...new Map([sender, ...recipients].map((u) => [u.id, u])).values()];
       participants = users;
@@ -276,14 +299,18 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
     const result: SendResult = { id: message.id };
     if (channel) {
       // The first message of a topic: its sender initiated the topic.
-      const mine = await automaticPolicy(tx, sender, channel, topic, { sent: true, initiated: firstInTopic, mentioned: false });
+      const mine = await automaticPolicy(tx, sender, participants.find((u) => u.id === sender.id)?.inChannel, channel, topic, {
+        sent: true,
+        initiated: firstInTopic,
+        mentioned: false,
+      });
       if (mine !== undefined) {
         await setVisibilityPolicy(ctx, { userId: sender.id, channelId: channel.id, topic, policy: mine });
         result.automatic_new_visibility_policy = mine;
       }
       for (const user of participants) {
         if (user.id === sender.id || !((flags.get(user.id) ?? 0) & FLAG_BITS.mentioned)) continue;
-        const theirs = await automaticPolicy(tx, user, channel, topic, { sent: false, initiated: false, mentioned: true });
+        const theirs = await automaticPolicy(tx, user, user.inChannel, channel, topic, { sent: false, initiated: false, mentioned: true });
         if (theirs !== undefined) await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy: theirs });
       }
       // Last: its row lock is held to the commit.
@@ -296,13 +323,30 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
 /**
  * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
  * The active subscribers (as subscriberIds) but the long-term idle it cannot need (soft-deactivation.ts),
- * with what the send needs of them, in one read; and those who get a row only if their flags are not 0.
+ * with what the send and its hooks need of them (their subscription's settings, their policy for the
+ * topic), in one read; and those who get a row only if their flags are not 0.
  */
 async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ participants: Participant[]; copyIfFlagged: Set<number> }> {
   const rows = await tx
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.role', 'u.is_active', 'u.is_bot', 'u.settings', 'u.timezone', 'u.long_term_idle', copyWithoutFlags(reach).as('copy_without_flags')])
+    .leftJoin('user_topics as t', (join) =>
+      join.onRef('t.user_id', '=', 's.user_id').onRef('t.channel_id', '=', 's.channel_id').on(sql<string>`lower(t.topic)`, '=', reach.topic.toLowerCase()),
+    )
+    .select([
+      'u.id',
+      'u.role',
+      'u.is_active',
+      'u.is_bot',
+      'u.settings',
+      'u.timezone',
+      'u.long_term_idle',
+      's.email_notifications',
+      's.wildcard_mentions_notify',
+      's.is_muted',
+      't.visibility_policy',
+      copyWithoutFlags(reach).as('copy_without_flags'),
+    ])
     .where('s.channel_id', '=', reach.channelId)
     .where('s.active', '=', true)
     .where('u.is_active', '=', true)
@@ -310,9 +354,10 @@ async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ particip
     .orderBy('u.id')
     .execute();
   const copyIfFlagged = new Set<number>();
-  const participants = rows.map(({ copy_without_flags, ...p }) => {
-    if (!copy_without_flags) copyIfFlagged.add(p.id);
-    return p;
+  const participants = rows.map(({ copy_without_flags, email_notifications, wildcard_mentions_notify, is_muted, visibility_policy, ...user }) => {
+    if (!copy_without_flags) copyIfFlagged.add(user.id);
+    const topic_policy = (visibility_policy ?? VISIBILITY.INHERIT) as VisibilityPolicy;
+    return { ...user, inChannel: { email_notifications, wildcard_mentions_notify, is_muted, topic_policy } };
   });
   return { participants, copyIfFlagged };
 }
@@ -361,8 +406,9 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
-  for (const id of await mutersAmong(tx, sender.id, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
-  for (const id of await usersAlertedBy(tx, realm.id, d.content, recipientIds)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
+  const { muters, alerted } = await mutersAndAlerted(tx, realm.id, sender.id, d.content, [...recipientIds]);
+  for (const id of muters) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
+  for (const id of alerted) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
   const inChannel = channel?.id ?? null;
   const {
@@ -419,6 +465,14 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   await emitNewMessage(ctx, { message, sender, recipients: participants, flags, channel, submessages, topicLinks, localEcho: d.localEcho });
   if (channel && firstInChannel) await emitChannelUpdate(ctx, channel, 'first_message_id', message.id);
   return { message, flags, mentionedUserIds: rendered.mentions.user_ids, firstInTopic, participants };
+}
+
+/** Which recipients muted the sender (their copy arrives read) and which have an alert word in the content: one round trip. */
+async function mutersAndAlerted(tx: Tx, realmId: number, senderId: number, content: string, ids: number[]): Promise<{ muters: number[]; alerted: number[] }> {
+  if (ids.length === 0) return { muters: [], alerted: [] };
+  const { rows } = await sql<{ muters: number[]; words: { user_id: number; word: string }[] | null }>`
+    select array(${mutersAmong(tx, senderId, ids)}) as muters, (select json_agg(w) from (${alertWordsOf(tx, realmId, ids)}) w) as words`.execute(tx);
+  return { muters: rows[0].muters, alerted: alertedBy(content, rows[0].words ?? []) };
 }
 
 /**
