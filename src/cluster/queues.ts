@@ -82,17 +82,23 @@ export class ClusterQueues implements RemoteQueues {
     const { heartbeatMs, heartbeatJitterMs } = this.#config.events;
     const timeoutMs = (poll.dont_block ? 0 : heartbeatMs + heartbeatJitterMs) + 10_000;
     const channel = this.#broker.channel(`proc:${owner}`);
+    // The client may leave before the request is published (or before this call): the
+    // cancel then follows the request, else the owner's poll stays parked until a heartbeat.
     let sent: number | undefined;
-    const onAbort = () => {
-      if (sent !== undefined) this.#broker.publish(channel, { op: 'cancel', of: sent, replyTo: this.#broker.procId, rid: 0 }).catch(() => {});
+    const cancel = () => {
+      if (sent !== undefined && signal.aborted) this.#broker.publish(channel, { op: 'cancel', of: sent, replyTo: this.#broker.procId, rid: 0 }).catch(() => {});
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal.addEventListener('abort', cancel, { once: true });
     try {
       const request = { op: 'get', userId, poll };
-      const reply = await this.#broker.request(channel, request, timeoutMs, (rid) => (sent = rid)).catch(() => undefined);
+      const onSent = (rid: number) => {
+        sent = rid;
+        cancel();
+      };
+      const reply = await this.#broker.request(channel, request, timeoutMs, onSent).catch(() => undefined);
       return unwrap(reply, poll.queue_id).events as QueuedEvent[];
     } finally {
-      signal.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', cancel);
     }
   }
 

@@ -87,6 +87,22 @@ test('a poll parked on a foreign queue answers as soon as an event is committed 
   );
 });
 
+test('a forwarded poll whose client leaves before (or while) it is sent does not stay parked on the owner', async () => {
+  const alice = await server.createUser();
+  const reg = await on(a, alice).post('/register', { event_types: ['message'] });
+  const queue = a.svc.queues.get(reg.body.queue_id, alice.id);
+  const poll = { queue_id: reg.body.queue_id, last_event_id: -1, dont_block: false };
+  for (const leave of ['before the call', 'while it is published'] as const) {
+    const gone = new AbortController();
+    if (leave === 'before the call') gone.abort();
+    const answer = b.svc.remoteQueues!.getEvents(alice.id, poll, gone.signal);
+    if (leave === 'while it is published') gone.abort();
+    // The owner cancels the wait, so the forwarded poll answers (empty) instead of at a heartbeat.
+    assert.deepEqual(await answer, [], leave);
+    assert.equal(queue.waiting, false, leave);
+  }
+});
+
 test("bad queue ids through the other process: unknown owner, unknown queue, another user's, deleted", async () => {
   const alice = await server.createUser();
   const bob = await server.createUser();
