@@ -114,13 +114,15 @@ export class PreparingClient implements PostgresPoolClient {
   }
 
   async #unnamed<R>(text: string, values: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    // A failed commit or rollback ends the transaction too (or the connection, which Kysely then discards).
+    if (END.test(text)) this.#inTransaction = false;
     try {
-      return (await this.#client.query(text, values as unknown[])) as unknown as PostgresQueryResult<R>;
-    } finally {
+      const result = await this.#client.query(text, values as unknown[]);
       if (BEGIN.test(text)) this.#inTransaction = true;
-      else if (END.test(text)) this.#inTransaction = false;
+      return result as unknown as PostgresQueryResult<R>;
+    } finally {
       // Other connections prepare afresh: until this commits, their parse waits for the change's lock.
-      else if (SCHEMA_CHANGE.test(text)) this.#schema.version++;
+      if (SCHEMA_CHANGE.test(text)) this.#schema.version++;
     }
   }
 

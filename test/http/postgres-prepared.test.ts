@@ -168,6 +168,21 @@ test('a connection keeps at most MAX_PREPARED statements, and closes the others'
   }),
 );
 
+test('inside a transaction nothing is closed: the statements forgotten there are closed after it', { skip }, () =>
+  withPool(1, async (db) => {
+    const held = (e: Db | Parameters<Parameters<ReturnType<Db['transaction']>['execute']>[0]>[0]) =>
+      sql<{ n: number }>`select count(*)::integer as n from pg_prepared_statements where name like 'confab%' and statement not like '%pg_prepared_statements%'`
+        .execute(e)
+        .then((r) => r.rows[0]?.n);
+    await db.transaction().execute(async (tx) => {
+      for (let i = 0; i < MAX_PREPARED + 20; i++) await sql`select ${1}::integer + ${sql.raw(String(i))} as n`.execute(tx);
+      assert.equal(await held(tx), MAX_PREPARED + 20);
+    });
+    // Closed at the next statement after it: the connection keeps MAX_PREPARED, the count itself one of them.
+    assert.equal(await held(db), MAX_PREPARED - 1);
+  }),
+);
+
 test('a pool of several connections: each prepares its own, a replaced connection starts afresh', { skip }, () =>
   withPool(4, async (db, pool, raw) => {
     const dropped: Error[] = [];
