@@ -10,6 +10,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Database, Db } from './schema.ts';
 import { migrations } from './migrations/index.ts';
+import { PreparingPool } from './postgres-pool.ts';
 
 export interface OpenedDatabase {
   db: Db;
@@ -41,7 +42,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabas
     // An idle connection the server drops (a restart, a dropped database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => opts.onIdleError?.(err));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }), log });
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, kind: 'postgres', close: () => db.destroy(), poolStats };
   }

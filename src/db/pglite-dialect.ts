@@ -19,14 +19,9 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { MAX_PREPARED, PLANNED, SCHEMA_CHANGE } from './prepared.ts';
 
 const { serialize } = protocol;
-/** Statements kept prepared at most; the least recently used is closed first. */
-const MAX_PREPARED = 500;
-// Statements worth keeping: those PostgreSQL plans. Transaction control and DDL run unprepared.
-const PLANNED = /^\s*\(?\s*(select|insert|update|delete|with|values)\b/i;
-// A schema change may change what a kept statement returns ("cached plan must not change result type").
-const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
 
 // Each driver's statements have names of their own, should two share a PGlite.
 let drivers = 0;
