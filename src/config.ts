@@ -4,6 +4,8 @@
 export interface Config {
   /** postgres://... selects a real PostgreSQL server; otherwise embedded PGlite in dataDir. */
   databaseUrl: string | undefined;
+  /** Keep planned statements prepared per PostgreSQL connection; DATABASE_PREPARED_STATEMENTS=false for a pooler that cannot (PgBouncer's transaction mode before 1.21). */
+  databasePreparedStatements: boolean;
   /** redis://... shares events, queues, rate limits and cache invalidation between processes. */
   brokerUrl: string | undefined;
   /** Starts every broker key and channel, so that deployments (and test servers) can share one broker. */
@@ -117,6 +119,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
   const host = env.HOST ?? '127.0.0.1';
   const base: Config = {
     databaseUrl: env.DATABASE_URL || undefined,
+    databasePreparedStatements: !['false', '0', 'no', 'off'].includes((env.DATABASE_PREPARED_STATEMENTS ?? '').toLowerCase()),
     brokerUrl: env.BROKER_URL || undefined,
     brokerPrefix: env.BROKER_PREFIX || 'confab',
     workers: int(env.WORKERS, 1),

@@ -47,6 +47,7 @@ export async function createServer(config: Config, log?: Logger, opts: { onQuery
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    preparedStatements: config.databasePreparedStatements,
     onIdleError: (err) => logger.warn({ err }, 'database connection lost'),
     onQuery: opts.onQuery,
   });

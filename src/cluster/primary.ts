@@ -17,7 +17,7 @@ const CRASH_LOOP_MS = 5000;
 
 export async function prepareDatabase(config: Config): Promise<BootstrapResult | undefined> {
   const log = pino({ level: config.logLevel });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements });
   try {
     await migrateToLatest(database.db);
     const svc = await buildServices(config, database, log);

@@ -28,6 +28,8 @@ export interface DatabaseOptions {
   /** PGlite directory; ':memory:' for a database that lives only in this process. */
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL: name planned statements so each connection prepares them once (default true). */
+  preparedStatements?: boolean;
   /** Told of errors on idle pooled connections (logged by the server). */
   onIdleError?: (err: Error) => void;
   /** Told of every statement sent, transaction control included (the tests' query counts). */
@@ -42,7 +44,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabas
     // An idle connection the server drops (a restart, a dropped database) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => opts.onIdleError?.(err));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool) }), log });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: opts.preparedStatements === false ? pool : new PreparingPool(pool) }), log });
     const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return { db, kind: 'postgres', close: () => db.destroy(), poolStats };
   }

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Generated } from 'kysely';
 import { PreparingPool } from '../../src/db/postgres-pool.ts';
+import { openDatabase } from '../../src/db/index.ts';
+import { loadConfig } from '../../src/config.ts';
 import { MAX_PREPARED } from '../../src/db/prepared.ts';
-import '../../src/db/index.ts'; // the server's int8 parser
 import { freshPostgresDatabase } from '../support/postgres.ts';
 
 const skip = process.env.CONFAB_TEST_DB !== 'postgres' ? 'needs CONFAB_TEST_DB=postgres' : false;
@@ -204,3 +205,19 @@ test('a pool of several connections: each prepares its own, a replaced connectio
     c.release();
   }),
 );
+
+test('DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them): every statement is sent unnamed', { skip }, async () => {
+  assert.equal(loadConfig({}, {}).databasePreparedStatements, true);
+  const { databasePreparedStatements } = loadConfig({}, { DATABASE_PREPARED_STATEMENTS: 'false' });
+  assert.equal(databasePreparedStatements, false);
+  for (const preparedStatements of [true, false]) {
+    const { db, close } = await openDatabase({ databaseUrl: database!.url, dataDir: ':memory:', poolSize: 1, preparedStatements });
+    try {
+      await db.selectNoFrom(sql<number>`${1}::integer`.as('one')).execute();
+      const held = await sql<{ n: number }>`select count(*)::integer as n from pg_prepared_statements where name like 'confab%'`.execute(db);
+      assert.equal(held.rows[0]!.n > 0, preparedStatements, `preparedStatements: ${preparedStatements}`);
+    } finally {
+      await close();
+    }
+  }
+});
