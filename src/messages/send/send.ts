@@ -345,7 +345,7 @@ async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ particip
       's.wildcard_mentions_notify',
       's.is_muted',
       't.visibility_policy',
-      copyWithoutFlags(reach).as('copy_without_flags'),
+      copyWithoutFlags.as('copy_without_flags'),
     ])
     .where('s.channel_id', '=', reach.channelId)
     .where('s.active', '=', true)
@@ -367,7 +367,15 @@ async function idleReach(tx: Tx, sender: User, channel: Channel, topic: string, 
   const { mentions } = rendered;
   const named = [...mentions.user_ids, ...d.readBy, ...(d.starredFor ?? [])];
   for (const groupId of mentions.group_ids) named.push(...(await groupMemberIds(tx, groupId)));
-  return { channelId: channel.id, topic, senderId: sender.id, named, everyone: mentions.stream_wildcard, topicWildcard: mentions.topic_wildcard };
+  return {
+    realmId: channel.realm_id,
+    channelId: channel.id,
+    topic,
+    senderId: sender.id,
+    named,
+    everyone: mentions.stream_wildcard,
+    topicWildcard: mentions.topic_wildcard,
+  };
 }
 
 /** A message's columns but its search vector (written by the database, read by search only). */
