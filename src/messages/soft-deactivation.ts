@@ -28,6 +28,7 @@ import { USER_SETTINGS } from '../users/settings.ts';
 import { VISIBILITY } from './topics/user-topics.ts';
 import { transact } from '../db/transact.ts';
 import { intArray } from '../db/ids.ts';
+import { mutesSender } from '../muted_users/queries.ts';
 import { CREDENTIALS_CHANGED } from '../auth/credential-cache.ts';
 import { startPeriodic, type Periodic } from '../jobs/periodic.ts';
 
@@ -106,7 +107,7 @@ export function reachedNow(r: IdleReach): RawBuilder<boolean> {
     : sql``;
   return sql<boolean>`(not u.long_term_idle or ${r.everyone} or u.id = any(${intArray(r.named)}) ${topicWildcard}
     or u.id in (select a.user_id from alert_words a where a.realm_id = ${r.realmId})
-    or u.id in (select mu.user_id from muted_users mu where mu.muted_user_id = ${r.senderId})
+    or ${mutesSender(r.senderId)}
     or ${copyWithoutFlags})`;
 }
 
