@@ -93,13 +93,14 @@ export interface IdleReach {
 }
 
 /**
- * On the subscriber query of a send (`s` subscriptions, `u` users, `t` the user's user_topics row for
- * the topic, left-joined): the long-term idle subscribers it reads are those the message may flag (as
- * the reference's get_subscriptions_for_send_message): named, every one for a channel wildcard, the
- * topic's participants for a topic wildcard, those with alert words, those who muted the sender (it
- * arrives read), and those an email may tell of it. The others get no row, no event (no live client),
- * no email: reading them is the cost saved. Each set is read once (a hashed subplan), not probed per
- * idle subscriber: in a channel of thousands of idle members the probes cost more than the rest of the send.
+ * On the subscriber query of a send (`s` subscriptions, `u` users): the long-term idle subscribers it
+ * reads are those the message may flag (as the reference's get_subscriptions_for_send_message): named,
+ * every one for a channel wildcard, the topic's participants for a topic wildcard, those with alert
+ * words, those who muted the sender (it arrives read), and those an email may tell of it. The others get
+ * no row, no event (no live client), no email: reading them is the cost saved. Each set is read once (a
+ * hashed subplan), not probed for each idle subscriber: in a channel of thousands of idle members the
+ * probes cost more than the rest of the send. It refers to `s` and `u` only, so that the database
+ * filters at their join, before anything else is joined.
  */
 export function reachedNow(r: IdleReach): RawBuilder<boolean> {
   const topicWildcard = r.topicWildcard
@@ -108,18 +109,20 @@ export function reachedNow(r: IdleReach): RawBuilder<boolean> {
   return sql<boolean>`(not u.long_term_idle or ${r.everyone} or u.id = any(${intArray(r.named)}) ${topicWildcard}
     or u.id in (select a.user_id from alert_words a where a.realm_id = ${r.realmId})
     or ${mutesSender(r.senderId)}
-    or ${copyWithoutFlags})`;
+    or ${copyWithoutFlags(r)})`;
 }
 
 /**
- * Whether a subscriber gets a row even when the message's flags for them are 0 (on the same query as
- * reachedNow): an active one, or an idle one whom an email may tell of it (the email's job reads the
- * row): they follow the topic, or the channel emails them. Confab sends no push notifications, so the
- * push settings do not count.
+ * Whether a subscriber gets a row even when the message's flags for them are 0: an active one, or an
+ * idle one whom an email may tell of it (the email's job reads the row): they follow the topic, or the
+ * channel emails them. Confab sends no push notifications, so the push settings do not count.
  */
-export const copyWithoutFlags: RawBuilder<boolean> = sql<boolean>`(not u.long_term_idle
+export function copyWithoutFlags(r: Pick<IdleReach, 'channelId' | 'topic'>): RawBuilder<boolean> {
+  return sql<boolean>`(not u.long_term_idle
     or coalesce(s.email_notifications, (u.settings->>'enable_stream_email_notifications')::boolean, ${STREAM_EMAILS_DEFAULT})
-    or coalesce(t.visibility_policy = ${VISIBILITY.FOLLOWED}, false))`;
+    or u.id in (select t.user_id from user_topics t where t.channel_id = ${r.channelId}
+                and lower(t.topic) = ${r.topic.toLowerCase()} and t.visibility_policy = ${VISIBILITY.FOLLOWED}))`;
+}
 
 /** The idle subscribers still waiting for their copy of a channel message (an edit may mention them). */
 export async function idleAwaiting(tx: Tx, channelId: number, messageId: number): Promise<number[]> {

@@ -354,7 +354,7 @@ async function channelParticipants(tx: Tx, reach: IdleReach): Promise<ChannelRec
       's.wildcard_mentions_notify',
       's.is_muted',
       't.visibility_policy',
-      copyWithoutFlags.as('copy_without_flags'),
+      copyWithoutFlags(reach).as('copy_without_flags'),
       mutesSender(reach.senderId).as('mutes_sender'),
       alertWordsOfUser.as('alert_words'),
     ])
