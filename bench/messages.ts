@@ -11,7 +11,10 @@
 // the ratio. Requests go through the whole HTTP stack (Fastify's inject: routing,
 // authentication, parameters, serialization), without sockets.
 //
-//   node bench/messages.ts [--history 1000000] [--sends 300]
+//   node bench/messages.ts [--history 1000000] [--sends 300] [--only-big]
+//
+// --only-big: the 5,000-subscriber rows alone (no 50-subscriber sends, no history, nothing
+// written to bench/results/): for A/B pairs of that send.
 
 import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,9 +27,12 @@ import { benchServer, loadAverage, ms, quantile, seedMembers, timed } from './su
 import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
 
-const { values } = parseArgs({ options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' } } });
+const { values } = parseArgs({
+  options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' }, 'only-big': { type: 'boolean', default: false } },
+});
+const ONLY_BIG = values['only-big'];
 const HISTORY = Number(values.history);
-const SENDS = Number(values.sends);
+const SENDS = ONLY_BIG ? 0 : Number(values.sends);
 const SUBSCRIBERS = 50;
 const SENDERS = 10;
 const BIG_CHANNEL = 5000;
@@ -213,6 +219,17 @@ try {
   );
   // What the send writes now: the message and the active members' copies.
   const sqlIdle = await timed(BIG_SENDS, () => bareSend(sender, b++, { channel: channels.big, recipient: bigRecipient, users: activeSubscribers }));
+  if (ONLY_BIG) {
+    const [all, idle] = [
+      [apiBig, sqlBig],
+      [apiIdle, sqlIdle],
+    ].map(([api, bare]) => `p50 ${ms(quantile(api, 0.5))} p99 ${ms(quantile(api, 0.99))} bare p50 ${ms(quantile(bare, 0.5))}`);
+    console.log(`${svc.dbKind}, ${BIG_CHANNEL} subscribers; load average ${loadAverage()}
+  all active: ${all}; CPU per send ${cpuBig.toFixed(1)} ms
+  ${BIG_ACTIVE} active, ${idleMembers.length} long-term idle: ${idle}; CPU per send ${cpuIdle.toFixed(1)} ms`);
+    await bench.close();
+    process.exit(0);
+  }
 
   // ---- 3: a history of HISTORY messages, written in bulk.
   const fillStart = performance.now();

@@ -5,7 +5,7 @@
 // sides. The reference's boundary test is reproduced as it is: it looks at the
 // character before the match, and accepts any character at position 0.
 
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import { fencedBlocks, hangingLists, normalizeWhitespace } from '../markdown/preprocess.ts';
 import { HtmlStash } from '../markdown/stash.ts';
@@ -45,6 +45,9 @@ export function containsAlertWord(text: string, word: string): boolean {
 export function alertWordsOf(db: Executor, realmId: number, userIds: readonly number[]) {
   return db.selectFrom('alert_words').select(['user_id', 'word']).where('realm_id', '=', realmId).where('user_id', '=', sql<number>`any(${userIds}::int[])`);
 }
+
+/** The alert words of the user `u` of a query (null: none), as a column of a query of users. */
+export const alertWordsOfUser: RawBuilder<string[] | null> = sql<string[] | null>`(select array_agg(a.word) from alert_words a where a.user_id = u.id)`;
 
 /** Which of `userIds` have an alert word in `content`: one query for their words. */
 export async function usersAlertedBy(db: Executor, realmId: number, content: string, userIds: Iterable<number>): Promise<number[]> {

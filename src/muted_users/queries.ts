@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 
 export interface MutedUserEntry {
@@ -21,6 +21,11 @@ export async function mutedUsers(db: Executor, userId: number): Promise<MutedUse
 export async function hasMuted(db: Executor, userId: number, mutedUserId: number): Promise<boolean> {
   const row = await db.selectFrom('muted_users').select('user_id').where('user_id', '=', userId).where('muted_user_id', '=', mutedUserId).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether the user `u` of a query muted `senderId`: the same test, as a column or filter of a query of users (one read of the muters). */
+export function mutesSender(senderId: number): RawBuilder<boolean> {
+  return sql<boolean>`u.id in (select mu.user_id from muted_users mu where mu.muted_user_id = ${senderId})`;
 }
 
 /** Which of `userIds` muted `senderId` (`user_id`): their copies of its messages arrive read. A send reads it within a larger statement. */

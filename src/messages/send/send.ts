@@ -32,8 +32,8 @@ import { emitNewMessage } from '../events.ts';
 import { FORMATTED_COLUMNS } from '../format.ts';
 import { countChannelMessage } from './channel-stats.ts';
 import { intArray, isRowId, isStorableText } from '../../db/ids.ts';
-import { mutersAmong } from '../../muted_users/queries.ts';
-import { alertedBy, alertWordsOf } from '../../alert_words/matching.ts';
+import { mutersAmong, mutesSender } from '../../muted_users/queries.ts';
+import { alertedBy, alertWordsOf, alertWordsOfUser } from '../../alert_words/matching.ts';
 import { attachWidget } from '../submessages/submessages.ts';
 import { checkDirectMessagePolicy } from '../access.ts';
 import { copyWithoutFlags, reachedNow, type IdleReach } from '../soft-deactivation.ts';
@@ -320,13 +320,22 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
   }
 }
 
+/** A channel's recipients as the send reads them, with who muted the sender and their alert words (no read of their own). */
+interface ChannelRecipients {
+  participants: Participant[];
+  /** Long-term idle subscribers who get a row only if their flags are not 0. */
+  copyIfFlagged: Set<number>;
+  muters: number[];
+  alertWords: { user_id: number; word: string }[];
+}
+
 /**
  * A channel message reaches its subscribers only: a sender who is not one keeps no copy (as the reference).
  * The active subscribers (as subscriberIds) but the long-term idle it cannot need (soft-deactivation.ts),
  * with what the send and its hooks need of them (their subscription's settings, their policy for the
- * topic), in one read; and those who get a row only if their flags are not 0.
+ * topic, whether they muted the sender, their alert words), in one read.
  */
-async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ participants: Participant[]; copyIfFlagged: Set<number> }> {
+async function channelParticipants(tx: Tx, reach: IdleReach): Promise<ChannelRecipients> {
   const rows = await tx
     .selectFrom('subscriptions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
@@ -346,6 +355,8 @@ async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ particip
       's.is_muted',
       't.visibility_policy',
       copyWithoutFlags(reach).as('copy_without_flags'),
+      mutesSender(reach.senderId).as('mutes_sender'),
+      alertWordsOfUser.as('alert_words'),
     ])
     .where('s.channel_id', '=', reach.channelId)
     .where('s.active', '=', true)
@@ -353,13 +364,15 @@ async function channelParticipants(tx: Tx, reach: IdleReach): Promise<{ particip
     .where(reachedNow(reach))
     .orderBy('u.id')
     .execute();
-  const copyIfFlagged = new Set<number>();
-  const participants = rows.map(({ copy_without_flags, email_notifications, wildcard_mentions_notify, is_muted, visibility_policy, ...user }) => {
-    if (!copy_without_flags) copyIfFlagged.add(user.id);
+  const read: ChannelRecipients = { participants: [], copyIfFlagged: new Set(), muters: [], alertWords: [] };
+  for (const { copy_without_flags, mutes_sender, alert_words, email_notifications, wildcard_mentions_notify, is_muted, visibility_policy, ...user } of rows) {
+    if (!copy_without_flags) read.copyIfFlagged.add(user.id);
+    if (mutes_sender) read.muters.push(user.id);
+    for (const word of alert_words ?? []) read.alertWords.push({ user_id: user.id, word });
     const topic_policy = (visibility_policy ?? VISIBILITY.INHERIT) as VisibilityPolicy;
-    return { ...user, inChannel: { email_notifications, wildcard_mentions_notify, is_muted, topic_policy } };
-  });
-  return { participants, copyIfFlagged };
+    read.participants.push({ ...user, inChannel: { email_notifications, wildcard_mentions_notify, is_muted, topic_policy } });
+  }
+  return read;
 }
 
 /** Whom a channel message may need among the long-term idle: whom it names (soft-deactivation.ts). */
@@ -367,7 +380,15 @@ async function idleReach(tx: Tx, sender: User, channel: Channel, topic: string, 
   const { mentions } = rendered;
   const named = [...mentions.user_ids, ...d.readBy, ...(d.starredFor ?? [])];
   for (const groupId of mentions.group_ids) named.push(...(await groupMemberIds(tx, groupId)));
-  return { channelId: channel.id, topic, senderId: sender.id, named, everyone: mentions.stream_wildcard, topicWildcard: mentions.topic_wildcard };
+  return {
+    realmId: channel.realm_id,
+    channelId: channel.id,
+    topic,
+    senderId: sender.id,
+    named,
+    everyone: mentions.stream_wildcard,
+    topicWildcard: mentions.topic_wildcard,
+  };
 }
 
 /** A message's columns but its search vector (written by the database, read by search only). */
@@ -399,14 +420,17 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
   const { realm, user: sender } = viewer;
   const { channel, topic } = d;
   const rendered = d.rendered ? d.rendered() : await renderMarkdown(svc, { realm, content: d.content, author: sender, db: tx, onFailure: 'error', topic });
-  const { participants, copyIfFlagged } = d.participants
-    ? { participants: d.participants, copyIfFlagged: new Set<number>() }
-    : await channelParticipants(tx, await idleReach(tx, sender, channel!, topic, rendered, d));
+  const read = d.participants ? undefined : await channelParticipants(tx, await idleReach(tx, sender, channel!, topic, rendered, d));
+  const participants = read?.participants ?? d.participants!;
+  const copyIfFlagged = read?.copyIfFlagged ?? new Set<number>();
   const recipientIds = new Set(participants.map((u) => u.id));
   const flags = await mentionFlags(tx, viewer, channel, topic, rendered, recipientIds);
   for (const id of d.readBy) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of d.starredFor ?? []) if (recipientIds.has(id)) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.starred);
-  const { muters, alerted } = await mutersAndAlerted(tx, realm.id, sender.id, d.content, [...recipientIds]);
+  // A channel's were read with its recipients.
+  const { muters, alerted } = read
+    ? { muters: read.muters, alerted: alertedBy(d.content, read.alertWords) }
+    : await mutersAndAlerted(tx, realm.id, sender.id, d.content, [...recipientIds]);
   for (const id of muters) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.read);
   for (const id of alerted) flags.set(id, (flags.get(id) ?? 0) | FLAG_BITS.has_alert_word);
 
