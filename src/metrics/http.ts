@@ -15,13 +15,18 @@ export function registerMetricsRoutes(app: FastifyInstance, svc: Services): void
     metrics.requests.inc(labels);
     metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000);
   };
-  // Each route's hook knows its pattern (`req.routeOptions` builds an object per read).
+  // Each route's hook knows its pattern (`req.routeOptions` builds an object per read). Hooks
+  // that call `done` cost no promise each.
   app.addHook('onRoute', (route) => {
-    const hook = async (req: FastifyRequest, reply: FastifyReply) => count(req, reply, route.url);
+    const hook = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      count(req, reply, route.url);
+      done();
+    };
     route.onResponse = [...[route.onResponse ?? []].flat(), hook];
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     if (req.is404) count(req, reply, 'unmatched');
+    done();
   });
   app.get('/metrics', async (req, reply) => {
     const token = svc.config.metricsToken;
