@@ -4,6 +4,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './services.ts';
 import { registerBodyParsers } from './http/body.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import { API_PREFIX, Router, SESSION_API_PREFIX, notFoundRoute } from './http/router.ts';
 import { ApiError } from './http/errors.ts';
 import { clientErrorHandler, frameworkErrors, refuseLongUrl } from './http/refusals.ts';
@@ -98,6 +99,7 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     loggerInstance: svc.log as FastifyBaseLogger,
     // One line per request only when debugging: the API is chatty (long-polls).
     logController: new LogController({ disableRequestLogging: svc.config.logLevel !== 'debug' }),
+    childLoggerFactory: lazyRequestLogger,
     exposeHeadRoutes: false,
     bodyLimit: 4 * 1024 * 1024,
     trustProxy: true,

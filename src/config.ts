@@ -62,7 +62,12 @@ export interface Config {
     /** How often the collector sweeps. */
     gcIntervalMs: number;
   };
-  /** How long an authenticated API key is remembered (changes in this process forget it at once). */
+  /**
+   * How long an authenticated API key is remembered. Every change made through a server (or the
+   * manage command with the broker) forgets it at once; this bounds what another process leaves
+   * stale unseen: 5 s on PostgreSQL without a broker (a manage command there publishes nowhere),
+   * 10 minutes otherwise (longer than a long-poll, so a user's next poll reads nothing).
+   */
   credentialCacheMs: number;
   /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */
   pushServiceUrl: string | undefined;
@@ -157,7 +162,7 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
       queueTimeoutMs: int(env.EVENT_QUEUE_TIMEOUT_MS, 600_000),
       gcIntervalMs: int(env.EVENT_QUEUE_GC_INTERVAL_MS, 60_000),
     },
-    credentialCacheMs: int(env.CREDENTIAL_CACHE_MS, 5000),
+    credentialCacheMs: 0,
     pushServiceUrl: env.PUSH_SERVICE_URL || undefined,
     invitations: {
       validityMinutes: int(env.INVITATION_LINK_VALIDITY_MINUTES, 14400),
@@ -189,8 +194,17 @@ export function loadConfig(overrides: Partial<Config> = {}, env: NodeJS.ProcessE
     compatNames: !['false', '0', 'no', 'off'].includes((env.COMPAT_NAMES ?? '').toLowerCase()),
   };
   const config = { ...base, ...overrides };
+  config.credentialCacheMs = overrides.credentialCacheMs ?? int(env.CREDENTIAL_CACHE_MS, defaultCredentialCacheMs(config));
   checkScaleOut(config);
   return config;
+}
+
+/**
+ * Where every process that changes the database publishes to the same bus (the embedded database
+ * has one process; a broker carries every notice), the cache forgets each change exactly.
+ */
+function defaultCredentialCacheMs(config: Config): number {
+  return config.databaseUrl && !config.brokerUrl ? 5000 : 600_000;
 }
 
 /** Several processes share state only through PostgreSQL and the broker. */

@@ -137,6 +137,7 @@ async function buildServicesWith(
   const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
   local.observe((notice) => credentials.observe(notice));
+  local.onMissed(() => credentials.clear());
   const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
   const markdown = new RenderPool({ onRendered: metrics.observeRender });

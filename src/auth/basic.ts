@@ -13,15 +13,34 @@ export interface Credentials {
   apiKey: string;
 }
 
+/**
+ * Headers decoded before: a client sends the same one with every request (each long-poll).
+ * Only short ones (an email and a key), and at most MAX_DECODED: the map's size is bounded.
+ */
+const decoded = new Map<string, Credentials>();
+const MAX_DECODED = 100_000;
+const MAX_REMEMBERED_HEADER = 400;
+
 /** Reads `Authorization: Basic ...`; undefined when the header is absent. */
 export function parseBasicAuth(header: string | undefined): Credentials | undefined {
   if (header === undefined || header === '') return undefined;
+  const known = decoded.get(header);
+  if (known) return known;
+  const credentials = decodeBasicAuth(header);
+  if (header.length <= MAX_REMEMBERED_HEADER) {
+    if (decoded.size >= MAX_DECODED) decoded.clear();
+    decoded.set(header, credentials);
+  }
+  return credentials;
+}
+
+function decodeBasicAuth(header: string): Credentials {
   const [scheme, encoded] = header.trim().split(/\s+/, 2);
   if (scheme.toLowerCase() !== 'basic') throw badRequest('This endpoint requires HTTP basic authentication.');
-  const decoded = Buffer.from(encoded ?? '', 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
+  const text = Buffer.from(encoded ?? '', 'base64').toString('utf8');
+  const colon = text.indexOf(':');
   if (!encoded || colon < 0) throw unauthorized('Invalid authorization header for basic auth');
-  return { username: decoded.slice(0, colon), apiKey: decoded.slice(colon + 1).trim() };
+  return Object.freeze({ username: text.slice(0, colon), apiKey: text.slice(colon + 1).trim() });
 }
 
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
@@ -33,8 +52,9 @@ export async function authenticateApiKey(
   subdomain: string,
   cache?: CredentialCache,
 ): Promise<{ user: User; realm: Realm }> {
-  if (!API_KEY_FORMAT.test(credentials.apiKey)) throw unauthorized('Malformed API key');
+  // Only well-formed keys are remembered: one found needs no second look at its form.
   const cached = cache?.get(credentials.apiKey);
+  if (!cached && !API_KEY_FORMAT.test(credentials.apiKey)) throw unauthorized('Malformed API key');
   let found = cached;
   let stamp: number | undefined;
   if (!found) {

@@ -131,6 +131,8 @@ export class BrokerEventBus implements EventPublisher {
       for (const notice of m.n) this.#local.deliver(notice);
       for (const held of this.#held.values()) held.push(...m.n);
     } else if ('gap' in m) {
+      // A lost notice may have been a change to credentials (whose audience is empty).
+      this.#local.missed();
       for (const g of m.gap) this.#dropAudience(g.realmId, g.users, g.publicChannel);
     } else if (m.handover) {
       if (m.handover.to === this.#broker.procId) {
@@ -152,6 +154,7 @@ export class BrokerEventBus implements EventPublisher {
   #disconnected(): void {
     if (!this.#connected || this.#broker.closed) return;
     this.#connected = false;
+    this.#local.missed();
     const dropped = this.#queues.dropAll();
     this.#log.warn({ dropped }, 'lost the broker: event queues dropped, clients will register again');
   }
@@ -162,6 +165,7 @@ export class BrokerEventBus implements EventPublisher {
     // missed events) go too.
     await this.#broker.sub.subscribe(this.channel).catch(() => {});
     this.#connected = true;
+    this.#local.missed();
     this.#queues.dropAll();
     await this.#announceLost();
   }

@@ -10,6 +10,7 @@ import { shapeFor, shapeKey } from './shape.ts';
 export class LocalEventBus implements EventPublisher {
   readonly #queues: QueueRegistry;
   readonly #observers: ((notice: Notice) => void)[] = [];
+  readonly #onMissed: (() => void)[] = [];
 
   constructor(queues: QueueRegistry) {
     this.#queues = queues;
@@ -18,6 +19,15 @@ export class LocalEventBus implements EventPublisher {
   /** Server-side listeners (caches) that must hear of every change. */
   observe(observer: (notice: Notice) => void): void {
     this.#observers.push(observer);
+  }
+
+  /** `listener` runs when notices may have been missed (the broker was lost): caches forget everything. */
+  onMissed(listener: () => void): void {
+    this.#onMissed.push(listener);
+  }
+
+  missed(): void {
+    for (const listener of this.#onMissed) listener();
   }
 
   publish(notices: readonly Notice[]): void {

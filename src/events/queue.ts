@@ -60,7 +60,8 @@ export type Answer = (events: QueuedEvent[]) => void;
 /** A parked poll (opaque to callers: `cancelWait` takes it back). */
 export interface Waiter {
   readonly answer: Answer;
-  readonly heartbeat: NodeJS.Timeout;
+  /** When its heartbeat is due (a step of `heartbeats`). */
+  readonly heartbeatAt: number;
 }
 
 /**
@@ -73,6 +74,43 @@ const HEARTBEAT_STEP_MS = 100;
 export function heartbeatDelay(heartbeatMs: number, jitterMs: number): number {
   return heartbeatMs + Math.round((Math.random() * jitterMs) / HEARTBEAT_STEP_MS) * HEARTBEAT_STEP_MS;
 }
+
+/**
+ * Parked polls' heartbeats, grouped by the step they are due at (never before their delay):
+ * one timer per step for every poll due then, so that parking and answering a poll add to and
+ * take from a set rather than make and clear a timer each. A step's timer goes with its last poll.
+ */
+class Heartbeats {
+  readonly #due = new Map<number, { queues: Set<EventQueue>; timer: NodeJS.Timeout }>();
+
+  /** The step at which `queue` gets a heartbeat, `delayMs` from now or a little later. */
+  add(queue: EventQueue, delayMs: number): number {
+    const now = Date.now();
+    const at = Math.ceil((now + delayMs) / HEARTBEAT_STEP_MS) * HEARTBEAT_STEP_MS;
+    let step = this.#due.get(at);
+    if (!step) {
+      step = { queues: new Set(), timer: setTimeout(() => this.#beat(at), at - now) };
+      this.#due.set(at, step);
+    }
+    step.queues.add(queue);
+    return at;
+  }
+
+  remove(queue: EventQueue, at: number): void {
+    const step = this.#due.get(at);
+    if (!step?.queues.delete(queue) || step.queues.size > 0) return;
+    clearTimeout(step.timer);
+    this.#due.delete(at);
+  }
+
+  #beat(at: number): void {
+    const step = this.#due.get(at);
+    this.#due.delete(at);
+    for (const queue of step?.queues ?? []) queue.push({ type: 'heartbeat' });
+  }
+}
+
+const heartbeats = new Heartbeats();
 
 /**
  * Events a queue keeps for a client that does not come to fetch them. Beyond it
@@ -161,8 +199,7 @@ export class EventQueue {
   park(heartbeatMs: number, answer: Answer): Waiter {
     this.#finishWaiter();
     this.lastConnection = Date.now();
-    const heartbeat = setTimeout(() => this.push({ type: 'heartbeat' }), heartbeatMs);
-    this.#waiter = { answer, heartbeat };
+    this.#waiter = { answer, heartbeatAt: heartbeats.add(this, heartbeatMs) };
     return this.#waiter;
   }
 
@@ -174,7 +211,7 @@ export class EventQueue {
   /** The client went away while parked (on `waiter`, if given: not on a newer poll). */
   cancelWait(waiter?: Waiter): void {
     if (!this.#waiter || (waiter && waiter !== this.#waiter)) return;
-    clearTimeout(this.#waiter.heartbeat);
+    heartbeats.remove(this, this.#waiter.heartbeatAt);
     this.#waiter = undefined;
     this.lastConnection = Date.now();
   }
@@ -202,7 +239,7 @@ export class EventQueue {
     const waiter = this.#waiter;
     if (!waiter) return;
     this.#waiter = undefined;
-    clearTimeout(waiter.heartbeat);
+    heartbeats.remove(this, waiter.heartbeatAt);
     this.lastConnection = Date.now();
     waiter.answer([...this.events]);
   }

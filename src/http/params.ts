@@ -162,6 +162,8 @@ function parseJson(raw: string, name: string): unknown {
 }
 
 const INTEGER_TEXT = /^\s*-?\d+\s*$/;
+/** JSON integer text of at most 15 digits (always a safe integer), without spaces. */
+const PLAIN_INTEGER = /^-?(0|[1-9]\d{0,14})$/;
 
 /** The parameter constructors. */
 export const p = {
@@ -184,16 +186,21 @@ export const p = {
   },
 
   /** A JSON integer; `1.5` and `"5"` are not integers. */
-  int(schema: z.ZodType<number> = z.int()): Param<number> {
+  int(schema?: z.ZodType<number>): Param<number> {
+    const checked = schema ?? z.int();
     return new Param((raw, name) => {
+      // Plain digits (most values) are a safe integer: no JSON parse, and no schema when none was given.
+      if (PLAIN_INTEGER.test(raw)) return schema ? validate(schema, Number(raw), name) : Number(raw);
       const value = parseJson(raw, name);
       if (typeof value !== 'number' || !INTEGER_TEXT.test(raw)) throw badRequest(`${name} is not an integer`);
-      return validate(schema, value, name);
+      return validate(checked, value, name);
     });
   },
 
   bool(): Param<boolean> {
-    return p.json(z.boolean());
+    const parse = p.json(z.boolean()).parse;
+    // `true` and `false` as sent: the JSON parse and the schema would say the same.
+    return new Param((raw, name) => (raw === 'true' ? true : raw === 'false' ? false : parse(raw, name)));
   },
 
   intList(): Param<number[]> {
@@ -226,10 +233,21 @@ export const COMPAT_PARAM_NAMES: Readonly<Record<string, string>> = { client_svc
 export function parseParams<S extends ParamSpecs>(specs: S, source: ParamSource, compatNames: Readonly<Record<string, string>> = {}): ParsedParams<S> {
   const values: Record<string, unknown> = {};
   const consumed = new Set<string>();
-  for (const [name, spec] of Object.entries(specs)) {
+  for (const name in specs) {
+    const spec = specs[name];
+    const compat = compatNames[name];
+    if (spec.aliases.length === 0 && compat === undefined) {
+      // One name (nearly every parameter): no lists made.
+      const raw = source.get(name);
+      if (raw !== undefined) {
+        consumed.add(name);
+        values[name] = spec.parse(raw, name);
+      } else if (!spec.isOptional) throw missingArgument(name);
+      else values[name] = spec.hasDefault ? spec.defaultValue : undefined;
+      continue;
+    }
     const names = [name, ...spec.aliases];
     const given = names.filter((n) => source.get(n) !== undefined);
-    const compat = compatNames[name];
     if (compat !== undefined && source.get(compat) !== undefined) {
       consumed.add(compat);
       if (given.length === 0) given.push(compat);
@@ -252,7 +270,9 @@ export function parseParams<S extends ParamSpecs>(specs: S, source: ParamSource,
 
 /** Sorted keys of the request that no declared parameter consumed. */
 export function ignoredParameters(source: ParamSource, consumed: Set<string>): string[] {
-  return [...new Set(source.keys())].filter((k) => !consumed.has(k)).sort();
+  let ignored: Set<string> | undefined;
+  for (const k of source.keys()) if (!consumed.has(k)) (ignored ??= new Set()).add(k);
+  return ignored ? [...ignored].sort() : [];
 }
 
 /** "Unsupported parameter combination: a, b", with the `parameters` field Zulip adds. */

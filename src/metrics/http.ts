@@ -10,10 +10,23 @@ import { ApiError } from '../http/errors.ts';
 /** Counts every request; installs GET /metrics (off, a 404, unless METRICS_TOKEN is set). */
 export function registerMetricsRoutes(app: FastifyInstance, svc: Services): void {
   const { metrics } = svc;
-  app.addHook('onResponse', async (req, reply) => {
-    const labels = { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+  const count = (req: FastifyRequest, reply: FastifyReply, route: string) => {
+    const labels = { method: req.method, route, status: String(reply.statusCode) };
     metrics.requests.inc(labels);
     metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000);
+  };
+  // Each route's hook knows its pattern (`req.routeOptions` builds an object per read). Hooks
+  // that call `done` cost no promise each.
+  app.addHook('onRoute', (route) => {
+    const hook = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      count(req, reply, route.url);
+      done();
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), hook];
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.is404) count(req, reply, 'unmatched');
+    done();
   });
   app.get('/metrics', async (req, reply) => {
     const token = svc.config.metricsToken;

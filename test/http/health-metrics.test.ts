@@ -124,7 +124,10 @@ test('requests are counted by route pattern and status, never by raw URL', async
   const id = sent.body.id;
   assert.equal((await owner.get(`/messages/${id}`)).status, 200);
   assert.equal((await owner.get(`/messages/${id + 1000}`)).status, 400);
+  assert.equal((await owner.get('/no_such_endpoint/42')).status, 404);
   const text = (await scrape()).body as string;
+  // Counted once, under no pattern.
+  assert.equal(sample(text, 'confab_http_requests_total', 'method="GET",route="unmatched",status="404"'), 1);
   const route = '/api/v1/messages/:message_id';
   assert.equal(sample(text, 'confab_http_requests_total', `method="GET",route="${route}",status="200"`), 1);
   assert.equal(sample(text, 'confab_http_requests_total', `method="GET",route="${route}",status="400"`), 1);

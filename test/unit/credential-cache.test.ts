@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CredentialCache } from '../../src/auth/credential-cache.ts';
+import { loadConfig } from '../../src/config.ts';
+import { LocalEventBus } from '../../src/events/bus.ts';
+import { QueueRegistry } from '../../src/events/queues.ts';
 import type { Notice } from '../../src/events/types.ts';
 import type { Realm } from '../../src/realm/tables.ts';
 import type { User } from '../../src/users/tables.ts';
@@ -45,4 +48,24 @@ test('a change during a read: the read is not remembered, and later misses read 
   cache.set('k', found!.user, found!.realm, stamp);
   assert.equal(cache.get('k'), undefined, 'read before the change: not remembered');
   await after;
+});
+
+test('the default lifetime: long where every change reaches the cache, 5 s on PostgreSQL without a broker', () => {
+  const pg = 'postgres://x@127.0.0.1/db';
+  assert.equal(loadConfig({}, {}).credentialCacheMs, 600_000);
+  assert.equal(loadConfig({}, { DATABASE_URL: pg, BROKER_URL: 'redis://127.0.0.1' }).credentialCacheMs, 600_000);
+  assert.equal(loadConfig({}, { DATABASE_URL: pg }).credentialCacheMs, 5000);
+  assert.equal(loadConfig({ databaseUrl: pg }, {}).credentialCacheMs, 5000);
+  assert.equal(loadConfig({}, { DATABASE_URL: pg, CREDENTIAL_CACHE_MS: '100' }).credentialCacheMs, 100);
+  assert.equal(loadConfig({ credentialCacheMs: 7 }, {}).credentialCacheMs, 7);
+});
+
+test('notices missed (a lost broker): the bus tells the cache to forget every entry', () => {
+  const cache = new CredentialCache(600_000);
+  const bus = new LocalEventBus(new QueueRegistry());
+  bus.onMissed(() => cache.clear());
+  cache.set('k', user, realm);
+  assert.equal(cache.get('k')?.user, user);
+  bus.missed();
+  assert.equal(cache.get('k'), undefined);
 });

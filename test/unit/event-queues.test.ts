@@ -114,3 +114,28 @@ test('heartbeat delays come in steps, within the jitter', () => {
   }
   assert.equal(heartbeatDelay(300, 0), 300);
 });
+
+test('heartbeats: polls due at one step share a timer, never early; none is left once every poll ended', async () => {
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const registry = new QueueRegistry();
+  const queues = Array.from({ length: 40 }, (_, i) => registry.create(options(i + 1)));
+  const answers = new Map<number, { events: unknown[]; at: number }>();
+  const started = Date.now();
+  const waiters = queues.map((q, i) => q.park(200, (events) => answers.set(i, { events, at: Date.now() })));
+  assert.ok(timers() - before <= 2, `one timer per step (at most two steps here), not one per poll: ${timers() - before}`);
+  // Half go away, and the other half's heartbeat still comes; a newer poll keeps only its own.
+  for (let i = 0; i < 20; i++) queues[i].cancelWait(waiters[i]);
+  await new Promise((r) => setTimeout(r, 450));
+  assert.deepEqual([...answers.keys()].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 20));
+  for (const { events, at } of answers.values()) {
+    assert.deepEqual(events, [{ type: 'heartbeat', id: 0 }]);
+    assert.ok(at - started >= 200, 'not before its delay');
+  }
+  assert.equal(timers(), before, 'no timer left');
+  // A poll that ends before its heartbeat takes its step's timer with it.
+  queues[0].park(60_000, () => {});
+  assert.equal(timers(), before + 1);
+  registry.dropAll();
+  assert.equal(timers(), before);
+});

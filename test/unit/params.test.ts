@@ -71,3 +71,17 @@ test('unconsumed keys are reported sorted', () => {
   const { consumed } = parseParams({ content: p.str() }, src);
   assert.deepEqual(ignoredParameters(src, consumed), ['alpha', 'zeta']);
 });
+
+test('plain integers and booleans take the short path with the same answers and errors', () => {
+  const parse = (specs: Parameters<typeof parseParams>[0], values: Record<string, string>) => parseParams(specs, source(values)).values;
+  assert.deepEqual(parse({ n: p.int(), b: p.bool() }, { n: '-0', b: 'false' }), { n: -0, b: false });
+  assert.equal(parse({ n: p.int() }, { n: '123456789012345' }).n, 123456789012345);
+  // 19 digits: past the short path, then refused as before (not a safe integer).
+  assert.equal(error(() => parse({ n: p.int() }, { n: '1234567890123456789' })).message, 'n is too large');
+  assert.equal(error(() => parse({ n: p.int() }, { n: '05' })).message, 'n is not valid JSON');
+  assert.equal(parse({ n: p.int() }, { n: ' 5 ' }).n, 5);
+  // A schema still applies to plain digits.
+  assert.equal(error(() => parse({ n: p.int(z.int().min(1)) }, { n: '0' })).message, 'n is too small');
+  assert.equal(error(() => parse({ b: p.bool() }, { b: '1' })).message, 'b is not a boolean');
+  assert.equal(parse({ b: p.bool() }, { b: ' true' }).b, true);
+});
