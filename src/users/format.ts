@@ -59,19 +59,24 @@ export function avatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' 
   return `${AVATAR_PROVIDER}${emailHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`;
 }
 
-/** Each address's hash, kept: a register hashes every user's, and the hash depends on the address alone. */
-const emailHashes = new Map<string, string>();
-const EMAIL_HASHES_KEPT = 100_000;
-
-function emailHash(email: string): string {
-  let hash = emailHashes.get(email);
-  if (hash === undefined) {
-    if (emailHashes.size >= EMAIL_HASHES_KEPT) emailHashes.clear();
-    hash = createHash('md5').update(email.toLowerCase()).digest('hex');
-    emailHashes.set(email, hash);
+/**
+ * What `make` answers for `key`, kept in `map` (up to KEPT entries, then forgotten
+ * at once): for pure functions of a user's fields that a register computes for
+ * every user on every call (the avatar hash, the join date's text).
+ */
+function kept<K, V>(map: Map<K, V>, key: K, make: (key: K) => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    if (map.size >= KEPT) map.clear();
+    value = make(key);
+    map.set(key, value);
   }
-  return hash;
+  return value;
 }
+
+const KEPT = 100_000;
+const emailHashes = new Map<string, string>();
+const emailHash = (email: string) => kept(emailHashes, email, (e) => createHash('md5').update(e.toLowerCase()).digest('hex'));
 
 /** The 500-pixel variant, for settings pages. */
 export function mediumAvatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' | 'avatar_source' | 'avatar_version'>): string {
@@ -93,8 +98,10 @@ export function avatarUrlFor(
 }
 
 /** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined`. */
+const isoDates = new Map<number, string>();
+
 export function isoDate(d: Date): string {
-  return d.toISOString().replace('Z', '+00:00');
+  return kept(isoDates, d.getTime(), () => `${d.toISOString().slice(0, -1)}+00:00`);
 }
 
 /** The columns formatUser reads. */
