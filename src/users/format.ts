@@ -125,8 +125,11 @@ export const CARD_COLUMNS = [
   'settings',
 ] as const satisfies readonly (keyof User)[];
 
-/** What a User object is made of: a user row, or the narrower one of a whole-organization list. */
-export type UserCard = Pick<User, (typeof CARD_COLUMNS)[number]>;
+/**
+ * What a User object is made of: a user row, or the narrower one of a
+ * whole-organization list, whose join date the database wrote as isoDate's text.
+ */
+export type UserCard = Omit<Pick<User, (typeof CARD_COLUMNS)[number]>, 'date_joined'> & { date_joined: Date | string };
 
 /**
  * `withoutActive`: the entry of a list that says whether its users are active
@@ -138,7 +141,7 @@ export function formatUser(user: UserCard, viewer: Pick<User, 'id' | 'role'> | n
     delivery_email: canSeeDeliveryEmail(viewer, user) ? user.delivery_email : null,
     email: user.email,
     full_name: user.full_name,
-    date_joined: isoDate(user.date_joined),
+    date_joined: typeof user.date_joined === 'string' ? user.date_joined : isoDate(user.date_joined),
   } as ApiUser;
   if (!opts.withoutActive) u.is_active = user.is_active;
   u.is_owner = isOwner(user);
