@@ -59,24 +59,18 @@ export function avatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' 
   return `${AVATAR_PROVIDER}${emailHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`;
 }
 
-/**
- * What `make` answers for `key`, kept in `map` (up to KEPT entries, then forgotten
- * at once): for pure functions of a user's fields that a register computes for
- * every user on every call (the avatar hash, the join date's text).
- */
-function kept<K, V>(map: Map<K, V>, key: K, make: (key: K) => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    if (map.size >= KEPT) map.clear();
-    value = make(key);
-    map.set(key, value);
-  }
-  return value;
-}
-
-const KEPT = 100_000;
+/** Each address's hash, kept (up to 100,000, then forgotten at once): a register hashes every user's, and the hash depends on the address alone. */
 const emailHashes = new Map<string, string>();
-const emailHash = (email: string) => kept(emailHashes, email, (e) => createHash('md5').update(e.toLowerCase()).digest('hex'));
+
+function emailHash(email: string): string {
+  let hash = emailHashes.get(email);
+  if (hash === undefined) {
+    if (emailHashes.size >= 100_000) emailHashes.clear();
+    hash = createHash('md5').update(email.toLowerCase()).digest('hex');
+    emailHashes.set(email, hash);
+  }
+  return hash;
+}
 
 /** The 500-pixel variant, for settings pages. */
 export function mediumAvatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' | 'avatar_source' | 'avatar_version'>): string {
@@ -97,11 +91,9 @@ export function avatarUrlFor(
   return avatarUrl(user);
 }
 
-/** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined`. */
-const isoDates = new Map<number, string>();
-
+/** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined` (listUserCards' SQL writes the same). */
 export function isoDate(d: Date): string {
-  return kept(isoDates, d.getTime(), () => `${d.toISOString().slice(0, -1)}+00:00`);
+  return `${d.toISOString().slice(0, -1)}+00:00`;
 }
 
 /** The columns formatUser reads. */

@@ -232,6 +232,7 @@ export const usersSection: StateSection<UsersState> = {
     const active: UserEntry[] = [];
     const inactive: UserEntry[] = [];
     const opts = { clientSvcavatar: ctx.clientSvcavatar, withoutActive: true };
+    const host = realmHost(realm, svc.config);
     for (const u of users) {
       if (canAccess(access, u.id)) {
         const entry: Omit<ApiUser, 'is_active'> = formatUser(u, user, opts);
@@ -239,7 +240,7 @@ export const usersSection: StateSection<UsersState> = {
         (u.is_active ? active : inactive).push(entry);
       } else if (!ctx.capabilities.user_list_incomplete) {
         // As the reference: an "Unknown user" reads as active, so that nothing about them shows.
-        active.push(unknownUser(u.id, realmHost(realm, svc.config)));
+        active.push(unknownUser(u.id, host));
       }
     }
     // As the reference: system bots never own anything a client should manage.
