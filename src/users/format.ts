@@ -56,8 +56,20 @@ export function avatarUrl(user: Pick<User, 'id' | 'realm_id' | 'delivery_email' 
   if (user.avatar_source === 'U') {
     return `/user_avatars/${user.realm_id}/${user.id}.png?version=${user.avatar_version}`;
   }
-  const hash = createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
-  return `${AVATAR_PROVIDER}${hash}?d=identicon&version=${user.avatar_version}`;
+  return `${AVATAR_PROVIDER}${emailHash(user.delivery_email)}?d=identicon&version=${user.avatar_version}`;
+}
+
+/** Each address's hash, kept (up to 100,000, then forgotten at once): a register hashes every user's, and the hash depends on the address alone. */
+const emailHashes = new Map<string, string>();
+
+function emailHash(email: string): string {
+  let hash = emailHashes.get(email);
+  if (hash === undefined) {
+    if (emailHashes.size >= 100_000) emailHashes.clear();
+    hash = createHash('md5').update(email.toLowerCase()).digest('hex');
+    emailHashes.set(email, hash);
+  }
+  return hash;
 }
 
 /** The 500-pixel variant, for settings pages. */
@@ -79,9 +91,9 @@ export function avatarUrlFor(
   return avatarUrl(user);
 }
 
-/** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined`. */
+/** ISO 8601 with an explicit UTC offset, as the spec asks for `date_joined` (listUserCards' SQL writes the same). */
 export function isoDate(d: Date): string {
-  return d.toISOString().replace('Z', '+00:00');
+  return `${d.toISOString().slice(0, -1)}+00:00`;
 }
 
 /** The columns formatUser reads. */
@@ -105,29 +117,37 @@ export const CARD_COLUMNS = [
   'settings',
 ] as const satisfies readonly (keyof User)[];
 
-/** What a User object is made of: a user row, or the narrower one of a whole-organization list. */
-export type UserCard = Pick<User, (typeof CARD_COLUMNS)[number]>;
+/**
+ * What a User object is made of: a user row, or the narrower one of a
+ * whole-organization list, whose join date the database wrote as isoDate's text.
+ */
+export type UserCard = Omit<Pick<User, (typeof CARD_COLUMNS)[number]>, 'date_joined'> & { date_joined: Date | string };
 
-export function formatUser(user: UserCard, viewer: Pick<User, 'id' | 'role'> | null, opts: { clientSvcavatar: boolean }): ApiUser {
-  return {
+/**
+ * `withoutActive`: the entry of a list that says whether its users are active
+ * (register's realm_users), built without the field rather than copied without it.
+ */
+export function formatUser(user: UserCard, viewer: Pick<User, 'id' | 'role'> | null, opts: { clientSvcavatar: boolean; withoutActive?: boolean }): ApiUser {
+  const u = {
     user_id: user.id,
     delivery_email: canSeeDeliveryEmail(viewer, user) ? user.delivery_email : null,
     email: user.email,
     full_name: user.full_name,
-    date_joined: isoDate(user.date_joined),
-    is_active: user.is_active,
-    is_owner: isOwner(user),
-    is_admin: isAdmin(user),
-    is_guest: isGuest(user),
-    is_bot: user.is_bot,
-    bot_type: user.bot_type,
-    bot_owner_id: user.bot_owner_id,
-    role: user.role,
-    timezone: user.timezone,
-    avatar_url: avatarUrlFor(user, viewer, opts.clientSvcavatar),
-    avatar_version: user.avatar_version,
-    ...(user.is_system_bot ? { is_system_bot: true } : {}),
-  };
+    date_joined: typeof user.date_joined === 'string' ? user.date_joined : isoDate(user.date_joined),
+  } as ApiUser;
+  if (!opts.withoutActive) u.is_active = user.is_active;
+  u.is_owner = isOwner(user);
+  u.is_admin = isAdmin(user);
+  u.is_guest = isGuest(user);
+  u.is_bot = user.is_bot;
+  u.bot_type = user.bot_type;
+  u.bot_owner_id = user.bot_owner_id;
+  u.role = user.role;
+  u.timezone = user.timezone;
+  u.avatar_url = avatarUrlFor(user, viewer, opts.clientSvcavatar);
+  u.avatar_version = user.avatar_version;
+  if (user.is_system_bot) u.is_system_bot = true;
+  return u;
 }
 
 /** The API email: the real address when everyone may see it, else `user<id>@<organization host>`. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { inIds } from '../db/ids.ts';
 import type { Hooked } from '../services.ts';
 import type { Executor } from '../db/schema.ts';
@@ -55,9 +56,20 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
  * not the password hash, API key and a dozen more columns, which register's user list would
  * otherwise carry for everyone.
  */
+/**
+ * isoDate's text, written by the database: a whole organization's join dates
+ * are not parsed into dates only to be printed again. to_char's MS truncates the
+ * microseconds, as reading them into a Date does.
+ */
+const ISO_DATE_JOINED = sql<string>`to_char(date_joined at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+
 export async function listUserCards(db: Executor, realmId: number): Promise<UserCard[]> {
-  const q = db.selectFrom('users').select(CARD_COLUMNS).where('realm_id', '=', realmId);
-  return jsonRows(db, q.orderBy('id'), ['date_joined']);
+  const columns = CARD_COLUMNS.filter((c) => c !== 'date_joined');
+  const q = db
+    .selectFrom('users')
+    .select([...columns, ISO_DATE_JOINED.as('date_joined')])
+    .where('realm_id', '=', realmId);
+  return jsonRows(db, q.orderBy('id'));
 }
 
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {

@@ -18,11 +18,6 @@ import { roleAdmits } from './access.ts';
 /** A `realm_users` entry: the User object without `is_active` (the list says it), or an "Unknown user". */
 type UserEntry = Person & { profile_data?: ApiUser['profile_data'] };
 
-function listEntry(user: ApiUser): UserEntry {
-  const { is_active: _active, ...rest } = user;
-  return rest;
-}
-
 /** What the spec calls an "Unknown user": the shape of a user, with nothing but the id. */
 export function unknownUser(userId: number, realmHost: string): Person {
   return {
@@ -230,20 +225,22 @@ export const usersSection: StateSection<UsersState> = {
     const { svc, realm, user } = ctx;
     // Spectators see no user list: addresses and names are for members.
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
-    const everyone = await listUserCards(svc.db, realm.id);
+    // Independent reads, started together: on PostgreSQL each takes a connection of its own.
+    const [everyone, access, own] = await Promise.all([listUserCards(svc.db, realm.id), viewerAccess(ctx), ownFacts(ctx, user)]);
     const users = everyone.filter((u) => !u.is_system_bot);
     const profiles = await profileDataFor(svc.db, realm.id, users);
-    const access = await viewerAccess(ctx);
     const active: UserEntry[] = [];
     const inactive: UserEntry[] = [];
+    const opts = { clientSvcavatar: ctx.clientSvcavatar, withoutActive: true };
+    const host = realmHost(realm, svc.config);
     for (const u of users) {
       if (canAccess(access, u.id)) {
-        const entry = listEntry(formatUser(u, user, { clientSvcavatar: ctx.clientSvcavatar }));
+        const entry: Omit<ApiUser, 'is_active'> = formatUser(u, user, opts);
         if (!u.is_bot) entry.profile_data = profiles.get(u.id) ?? {};
         (u.is_active ? active : inactive).push(entry);
       } else if (!ctx.capabilities.user_list_incomplete) {
         // As the reference: an "Unknown user" reads as active, so that nothing about them shows.
-        active.push(unknownUser(u.id, realmHost(realm, svc.config)));
+        active.push(unknownUser(u.id, host));
       }
     }
     // As the reference: system bots never own anything a client should manage.
@@ -251,7 +248,7 @@ export const usersSection: StateSection<UsersState> = {
       .filter((u) => u.is_system_bot)
       .sort(byFullName)
       .map((bot) => ({ ...formatUser(bot, user, { clientSvcavatar: false }), bot_owner_id: null }));
-    return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: crossRealmBots, ...(await ownFacts(ctx, user)) };
+    return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: crossRealmBots, ...own };
   },
   apply(state, event, ctx) {
     if (event.type === 'realm_user') applyRealmUserEvent(state, event, ctx);

@@ -150,6 +150,17 @@ test('realm_users: active users without is_active, others in realm_non_active_us
   );
   const withUrls = await register(member, { fetch_event_types: ['realm_user'], client_svcavatar: false });
   for (const u of withUrls.realm_users) assert.match(u.avatar_url, /^https:\/\//);
+  // Byte for byte (keys in order): each entry is the User object of GET /users/{id}, without is_active.
+  for (const c of [server.owner, member]) {
+    const res = await member.get(`/users/${c.id}`, { client_svcavatar: 'false', include_custom_profile_fields: 'true' });
+    const { is_active, ...entry } = res.body.user;
+    assert.equal(is_active, true);
+    assert.equal(JSON.stringify(withUrls.realm_users.find((u: any) => u.user_id === c.id)), JSON.stringify(entry));
+  }
+  const goneEntry = withUrls.realm_non_active_users.find((u: any) => u.user_id === gone.id);
+  const { is_active: _inactive, ...goneUser } = (await member.get(`/users/${gone.id}`, { client_svcavatar: 'false', include_custom_profile_fields: 'true' }))
+    .body.user;
+  assert.equal(JSON.stringify(goneEntry), JSON.stringify(goneUser));
 });
 
 test('a client registers, another user acts, the event arrives, is acknowledged and never seen again', async () => {
