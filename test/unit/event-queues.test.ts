@@ -127,7 +127,10 @@ test('heartbeats: polls due at one step share a timer, never early; none is left
   // Half go away, and the other half's heartbeat still comes; a newer poll keeps only its own.
   for (let i = 0; i < 20; i++) queues[i].cancelWait(waiters[i]);
   await new Promise((r) => setTimeout(r, 450));
-  assert.deepEqual([...answers.keys()].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 20));
+  assert.deepEqual(
+    [...answers.keys()].sort((a, b) => a - b),
+    Array.from({ length: 20 }, (_, i) => i + 20),
+  );
   for (const { events, at } of answers.values()) {
     assert.deepEqual(events, [{ type: 'heartbeat', id: 0 }]);
     assert.ok(at - started >= 200, 'not before its delay');
