@@ -52,17 +52,17 @@ export async function listUsers(db: Executor, realmId: number, ids?: number[]): 
 }
 
 /**
- * Every user of the organization, system bots too, narrowed to what a User object is made of:
- * not the password hash, API key and a dozen more columns, which register's user list would
- * otherwise carry for everyone.
- */
-/**
  * isoDate's text, written by the database: a whole organization's join dates
  * are not parsed into dates only to be printed again. to_char's MS truncates the
  * microseconds, as reading them into a Date does.
  */
 const ISO_DATE_JOINED = sql<string>`to_char(date_joined at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
 
+/**
+ * Every user of the organization, system bots too, narrowed to what a User object is made of:
+ * not the password hash, API key and a dozen more columns, which register's user list would
+ * otherwise carry for everyone.
+ */
 export async function listUserCards(db: Executor, realmId: number): Promise<UserCard[]> {
   const columns = CARD_COLUMNS.filter((c) => c !== 'date_joined');
   const q = db
