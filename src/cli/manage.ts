@@ -76,7 +76,12 @@ export async function manage(argv: string[], out: (line: string) => void = conso
 
   const config = loadConfig();
   if (!config.databaseUrl) assertDataDirFree(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, preparedStatements: config.databasePreparedStatements });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    preparedStatements: config.databasePreparedStatements,
+  });
   await migrateToLatest(database.db);
   // This process has no queues: with BROKER_URL its events reach the servers' clients through the
   // broker; without one, no client hears of them and other processes' caches expire in seconds.

@@ -102,7 +102,12 @@ function need(value: string | undefined, name: string): string {
 /** Services on the configured database, for commands that go through actions. */
 async function withServices(config: Config, work: (svc: Services) => Promise<void>): Promise<void> {
   if (!config.databaseUrl) assertDataDirFree(config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, preparedStatements: config.databasePreparedStatements });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    preparedStatements: config.databasePreparedStatements,
+  });
   try {
     await migrateToLatest(database.db);
     await work(await buildServices(config, database, pino({ level: 'warn' })));
