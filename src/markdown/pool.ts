@@ -72,7 +72,8 @@ function workerExecArgv(): string[] | undefined {
 }
 
 export class RenderPool {
-  readonly timeoutMs: number;
+  /** Read as each render starts: a test may shorten it for one render, then lengthen it again. */
+  timeoutMs: number;
   readonly maxInputLength: number;
   readonly maxOutputLength: number;
   private size: number;

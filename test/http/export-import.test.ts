@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tar from 'tar';
 import { Client, startTestServer, type TestServer } from '../support/server.ts';
+import { channelRecipient, userRecipient, writeHandMadeExport } from '../support/export.ts';
 import { exportRealm, referenceFlags } from '../../src/export/export.ts';
 import { importRealm, readExportDir, ourFlags } from '../../src/export/import.ts';
 import { importFrom } from '../../src/export/command.ts';
@@ -173,64 +174,55 @@ test('an organization exported here imports as a new one with the same content',
 function handMadeExport(): string {
   const dir = scratchDir();
   const t = 1_700_000_000;
-  writeFileSync(
-    join(dir, 'realm.json'),
-    JSON.stringify({
-      zerver_realm: [{ id: 7, name: 'Hand Made', string_id: 'hand' }],
-      zerver_userprofile: [
-        { id: 11, email: 'ada@hand.example', delivery_email: 'ada@hand.example', full_name: 'Ada', role: 100, is_active: true, recipient: 101 },
-        { id: 12, email: 'bob@hand.example', delivery_email: 'bob@hand.example', full_name: 'Bob', role: 400, is_active: true, recipient: 102 },
-      ],
-      zerver_stream: [{ id: 21, name: 'lab', description: 'the lab', invite_only: false, recipient: 121 }],
-      zerver_recipient: [
-        { id: 101, type: 1, type_id: 11 },
-        { id: 102, type: 1, type_id: 12 },
-        { id: 121, type: 2, type_id: 21 },
-      ],
-      zerver_subscription: [
-        { id: 1, user_profile: 11, recipient: 121, active: true, color: '#76ce90' },
-        { id: 2, user_profile: 12, recipient: 121, active: true, color: '#76ce90' },
-      ],
+  const lab = channelRecipient(21);
+  const message = (id: number, sender: number, recipient: number, content: string, i: number) => ({
+    id,
+    sender,
+    recipient,
+    subject: recipient === lab ? 'bench' : '',
+    content,
+    rendered_content: `<p>${content}</p>`,
+    date_sent: t + i,
+    sending_client: 1,
+  });
+  writeHandMadeExport(dir, {
+    realm: { id: 7, name: 'Hand Made', string_id: 'hand' },
+    users: [
+      { id: 11, email: 'ada@hand.example', delivery_email: 'ada@hand.example', full_name: 'Ada', role: 100, is_active: true },
+      { id: 12, email: 'bob@hand.example', delivery_email: 'bob@hand.example', full_name: 'Bob', role: 400, is_active: true },
+    ],
+    channels: [{ id: 21, name: 'lab', description: 'the lab' }],
+    subscriptions: [
+      [11, 21, true],
+      [12, 21, true],
+    ],
+    tables: {
       zerver_realmemoji: [{ id: 31, name: 'handy', file_name: 'handy.gif', author: 11, deactivated: false }],
       zerver_reaction: [
         { id: 1, message: 41, user_profile: 12, emoji_name: 'handy', emoji_code: '31', reaction_type: 'realm_emoji' },
         { id: 2, message: 43, user_profile: 11, emoji_name: 'octopus', emoji_code: '1f419', reaction_type: 'unicode_emoji' },
       ],
       zerver_client: [{ id: 1, name: 'website' }],
-    }),
-  );
-  const message = (id: number, sender: number, recipient: number, content: string, i: number) => ({
-    id,
-    sender,
-    recipient,
-    subject: recipient === 121 ? 'bench' : '',
-    content,
-    rendered_content: `<p>${content}</p>`,
-    date_sent: t + i,
-    sending_client: 1,
+    },
+    messageFiles: [
+      {
+        zerver_message: [message(41, 11, lab, 'first', 1), message(42, 12, userRecipient(11), 'a direct one', 2)],
+        zerver_usermessage: [
+          { id: 1, user_profile: 11, message: 41, flags_mask: 1 | 2 },
+          { id: 2, user_profile: 12, message: 41, flags_mask: 0 },
+          { id: 3, user_profile: 11, message: 42, flags_mask: 1 << 11 },
+          { id: 4, user_profile: 12, message: 42, flags_mask: 1 | (1 << 11) },
+        ],
+      },
+      {
+        zerver_message: [message(43, 11, lab, 'third', 3)],
+        zerver_usermessage: [
+          { id: 5, user_profile: 11, message: 43, flags_mask: 1 },
+          { id: 6, user_profile: 12, message: 43, flags_mask: 0 },
+        ],
+      },
+    ],
   });
-  writeFileSync(
-    join(dir, 'messages-000001.json'),
-    JSON.stringify({
-      zerver_message: [message(41, 11, 121, 'first', 1), message(42, 12, 101, 'a direct one', 2)],
-      zerver_usermessage: [
-        { id: 1, user_profile: 11, message: 41, flags_mask: 1 | 2 },
-        { id: 2, user_profile: 12, message: 41, flags_mask: 0 },
-        { id: 3, user_profile: 11, message: 42, flags_mask: 1 << 11 },
-        { id: 4, user_profile: 12, message: 42, flags_mask: 1 | (1 << 11) },
-      ],
-    }),
-  );
-  writeFileSync(
-    join(dir, 'messages-000002.json'),
-    JSON.stringify({
-      zerver_message: [message(43, 11, 121, 'third', 3)],
-      zerver_usermessage: [
-        { id: 5, user_profile: 11, message: 43, flags_mask: 1 },
-        { id: 6, user_profile: 12, message: 43, flags_mask: 0 },
-      ],
-    }),
-  );
   mkdirSync(join(dir, 'emoji', '7', 'emoji', 'images'), { recursive: true });
   writeFileSync(join(dir, 'emoji', '7', 'emoji', 'images', 'handy.gif'), GIF);
   writeFileSync(join(dir, 'emoji', 'records.json'), JSON.stringify([{ realm_id: 7, file_name: 'handy.gif', path: '7/emoji/images/handy.gif' }]));

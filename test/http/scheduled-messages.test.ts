@@ -376,8 +376,8 @@ test('another organization sees none of it and reaches none of ours', async () =
   assert.equal((await scheduledOf(author)).find((m) => m.scheduled_message_id === id).content, 'ours');
 });
 
-/** Polls (no fixed sleep) until the client has messages with this content; gives them. */
-async function arrival(c: Client, content: string, timeoutMs = 20_000): Promise<any[]> {
+/** Polls (no fixed sleep) until the client has messages with this content; gives them. The cap only bounds a hang. */
+async function arrival(c: Client, content: string, timeoutMs = 120_000): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const body = ok(await c.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, apply_markdown: false }));

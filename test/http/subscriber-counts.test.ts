@@ -6,10 +6,9 @@
 // organization, an import. The API's `subscriber_count` is the stored one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { type Client, ok, startTestServer, type TestServer } from '../support/server.ts';
+import { writeHandMadeExport } from '../support/export.ts';
 import { importFrom } from '../../src/export/command.ts';
 import { silentProgress } from '../../src/backup/progress.ts';
 import { cleanUp, scratchDir } from './ops.fixture.ts';
@@ -142,30 +141,20 @@ test('channels archived, unarchived, made private', async () => {
 test('a new organization, and one imported', async () => {
   await step('an organization created (its default channels)', async () => server.createOrganization('counted'));
   const dir = scratchDir();
-  writeFileSync(
-    join(dir, 'realm.json'),
-    JSON.stringify({
-      zerver_realm: [{ id: 7, name: 'Imported Counts', string_id: 'imported' }],
-      zerver_userprofile: [
-        { id: 11, email: 'ada@imported.example', full_name: 'Ada', role: 100, is_active: true, recipient: 101 },
-        { id: 12, email: 'bo@imported.example', full_name: 'Bo', role: 400, is_active: true, recipient: 102 },
-        { id: 13, email: 'cy@imported.example', full_name: 'Cy', role: 400, is_active: false, recipient: 103 },
-      ],
-      zerver_stream: [{ id: 21, name: 'lab', description: '', invite_only: false, recipient: 121 }],
-      zerver_recipient: [
-        { id: 101, type: 1, type_id: 11 },
-        { id: 102, type: 1, type_id: 12 },
-        { id: 103, type: 1, type_id: 13 },
-        { id: 121, type: 2, type_id: 21 },
-      ],
-      zerver_subscription: [
-        { id: 1, user_profile: 11, recipient: 121, active: true, color: '#76ce90' },
-        { id: 2, user_profile: 12, recipient: 121, active: false, color: '#76ce90' },
-        { id: 3, user_profile: 13, recipient: 121, active: true, color: '#76ce90' },
-      ],
-    }),
-  );
-  writeFileSync(join(dir, 'messages-000001.json'), JSON.stringify({ zerver_message: [], zerver_usermessage: [] }));
+  writeHandMadeExport(dir, {
+    realm: { id: 7, name: 'Imported Counts', string_id: 'imported' },
+    users: [
+      { id: 11, email: 'ada@imported.example', full_name: 'Ada', role: 100, is_active: true },
+      { id: 12, email: 'bo@imported.example', full_name: 'Bo', role: 400, is_active: true },
+      { id: 13, email: 'cy@imported.example', full_name: 'Cy', role: 400, is_active: false },
+    ],
+    channels: [{ id: 21, name: 'lab' }],
+    subscriptions: [
+      [11, 21, true],
+      [12, 21, false],
+      [13, 21, true],
+    ],
+  });
   await step('an import (a deactivated subscriber, a former one)', async () => importFrom(server.svc, dir, 'imported', silentProgress()));
   const lab = await server.svc.db
     .selectFrom('channels')
