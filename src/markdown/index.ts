@@ -47,6 +47,9 @@ export interface RenderOptions {
   key?: string;
 }
 
+/** The names the emoji pattern (patterns.ts) could match: after any colon, so overlapping ones too. */
+const EMOJI_NAMES = /:(?=([\p{L}\p{N}_\-+]+):)/gu;
+
 /** Finds what a message refers to, without rendering it. */
 export function collectReferences(content: string): References {
   const userNames = new Set<string>();
@@ -80,7 +83,7 @@ export function collectReferences(content: string): References {
     group_names: [...groupNames],
     channel_names: [...channelNames],
     topics: [...topics.values()],
-    emoji_syntax: /:[\p{L}\p{N}_\-+]+:/u.test(content),
+    emoji_names: [...new Set(Array.from(content.matchAll(EMOJI_NAMES), (m) => m[1]!))],
     upload_path_ids: [...uploads],
   };
 }

@@ -104,8 +104,11 @@ export interface References {
   channel_names: string[];
   /** Channel name + topic pairs from `#**channel>topic**` links. */
   topics: { channel_name: string; topic: string }[];
-  /** Whether `:name:` syntax occurs (custom emoji are needed). */
-  emoji_syntax: boolean;
+  /**
+   * Every name between two colons (`:name:`, overlapping ones too, as in `:a:b:`): a custom
+   * emoji can only render where its name is one of these.
+   */
+  emoji_names: string[];
   /** Path ids of `/user_uploads/...` references. */
   upload_path_ids: string[];
 }

@@ -12,6 +12,7 @@ import { ROLE } from '../../src/users/roles.ts';
 import { systemGroupIds } from '../../src/user_groups/group-setting.ts';
 import { expectStateInSync, registerViewer } from '../support/state.ts';
 import { renderMarkdown } from '../../src/rendering/index.ts';
+import { renderSync } from '../../src/markdown/index.ts';
 import { customEmojiById, customEmojiByName } from '../../src/custom_emoji/queries.ts';
 import { inspectImage, stillImage } from '../../src/custom_emoji/image.ts';
 import { uploadsRoot } from '../../src/uploads/storage.ts';
@@ -511,4 +512,36 @@ test('messages sent through the API show active custom emoji; the uploads folder
 
   assert.equal(uploadsRoot({ uploadsDir: undefined, dataDir: '/srv/confab' }), join('/srv/confab', 'uploads'));
   assert.equal(uploadsRoot({ uploadsDir: '/mnt/media', dataDir: '/srv/confab' }), '/mnt/media');
+});
+
+test('a message is rendered with the custom emoji it names, as with all of them (overlapping names too)', async () => {
+  ok(await uploadPng(member, 'named_one'));
+  ok(await uploadPng(member, 'named_two'));
+  ok(await uploadPng(member, 'never_named'));
+  const success = (res: { status: number; body: any }) => {
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+  success(await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Emoji names' }], principals: [admin.id, member.id] }));
+  const all = Object.values(await emojiList())
+    .filter((e: any) => !e.deactivated)
+    .map((e: any) => ({ id: e.id, name: e.name, source_url: e.source_url }));
+  // A linkifier match that ends before a colon: the emoji after it shares that colon with `:12:`.
+  const linkifier = { pattern: 'ISSUE:(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/{id}' };
+  const filter = success(await admin.post('/realm/filters', linkifier)).id;
+  // The emoji pattern's matches depend on the text around them: a name after another
+  // candidate's closing colon (not matched there), after digits and a colon, beside text.
+  for (const content of [
+    'ISSUE:12:named_one: ok',
+    ':zzz_nothing:named_one: :named_two:',
+    'at 10:named_two: ok',
+    ':named_one:named_two: :named_two:x',
+    ':smile: :named_one:',
+  ]) {
+    const id = success(await member.post('/messages', { type: 'stream', to: 'Emoji names', topic: 'names', content })).id;
+    const html = success(await admin.get(`/messages/${id}`)).message.content;
+    assert.equal(html, renderSync(content, { custom_emoji: all, linkifiers: [{ id: filter, ...linkifier }] }).html, content);
+    assert.match(html, /<img alt=":named_(one|two):"/, content);
+  }
+  success(await admin.delete(`/realm/filters/${filter}`));
 });

@@ -250,9 +250,11 @@ test('collectReferences finds what needs resolving', () => {
   // Names with ">" are kept too: a channel may be called that.
   for (const name of ['Denmark', 'core team', 'x']) assert.ok(refs.channel_names.includes(name), name);
   assert.deepEqual(refs.topics, [{ channel_name: 'core team', topic: 'some topic' }]);
-  assert.equal(refs.emoji_syntax, true);
+  assert.deepEqual(refs.emoji_names, ['green_tick']);
   assert.deepEqual(refs.upload_path_ids, ['2/ab/f.txt']);
-  assert.equal(collectReferences('plain').emoji_syntax, false);
+  assert.deepEqual(collectReferences('plain: no emoji').emoji_names, []);
+  // Overlapping candidates too: which of them the emoji pattern tries depends on the others.
+  assert.deepEqual(collectReferences(':a:b: :a: 10:30:00 :c+1-x:').emoji_names, ['a', 'b', '30', 'c+1-x']);
 });
 
 test('renderMessage resolves references then renders in a worker', async () => {
