@@ -484,3 +484,51 @@ test('match_subject is HTML: the topic escaped, search words highlighted', async
   const plain = await bob.get('/messages/matches_narrow', { msg_ids: JSON.stringify([id]), narrow: JSON.stringify([['channel', 'Sweden']]) });
   assert.equal(plain.body.messages[String(id)].match_subject, '&lt;b&gt;Moose&lt;/b&gt; &amp; &quot;antlers&quot;');
 });
+
+test('each message of a window is what GET /messages/{id} gives: senders, channels, reactions, submessages, linkifiers', async () => {
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Norway' }], principals: [admin.id, alice.id, bob.id] });
+  await admin.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example/{id}' });
+  const post = async (c: Client, content: string, to = 'Norway') =>
+    (await c.post('/messages', { type: 'stream', to, topic: 'fjord #12', content })).body.id as number;
+  const submit = (c: Client, message_id: number, content: unknown) =>
+    c.post('/submessage', { message_id, msg_type: 'widget', content: JSON.stringify(content) });
+  const first = await post(alice, '/poll Lunch?\n- Pizza\n- Sushi');
+  const second = await post(bob, 'plain words');
+  const third = await post(admin, '/poll Dinner?\n- Soup');
+  await post(bob, 'in Sweden', 'Sweden');
+  await alice.post('/messages', { type: 'direct', to: JSON.stringify([bob.id]), content: 'between us' });
+  assert.equal((await submit(bob, first, { type: 'new_option', idx: 1, option: 'Tacos' })).status, 200);
+  assert.equal((await submit(alice, first, { type: 'vote', key: 'canned,0', vote: 1 })).status, 200);
+  assert.equal((await submit(bob, third, { type: 'vote', key: 'canned,0', vote: 1 })).status, 200);
+  for (const [c, id, emoji_name] of [
+    [bob, first, 'tada'],
+    [alice, first, 'smile'],
+    [alice, second, 'heart'],
+    [bob, third, 'smile'],
+    [alice, third, 'tada'],
+  ] as const) {
+    assert.equal((await c.post(`/messages/${id}/reactions`, { emoji_name })).status, 200);
+  }
+  const one = async (id: number) => (await alice.get(`/messages/${id}`)).body.message;
+  const pages = [
+    { anchor: 'newest', num_before: 8, num_after: 0 },
+    { anchor: String(third), num_before: 2, num_after: 1 },
+    { anchor: 'newest', num_before: 3, num_after: 0, narrow: JSON.stringify([['channel', 'Norway']]) },
+    { anchor: String(second), num_before: 0, num_after: 5 },
+  ];
+  for (const page of pages) {
+    const messages = (await get(alice, { ...page, client_svcavatar: false })).body.messages;
+    assert.ok(messages.length >= 3);
+    for (const m of messages) assert.deepEqual(m, await one(m.id), `message ${m.id} of ${JSON.stringify(page)}`);
+  }
+  const window = (await get(alice, pages[2])).body.messages;
+  assert.deepEqual(
+    window.map((m: any) => m.reactions.map((r: any) => r.emoji_name)),
+    [['tada', 'smile'], ['heart'], ['smile', 'tada']],
+  );
+  assert.deepEqual(
+    window.map((m: any) => m.submessages.length),
+    [3, 0, 2],
+  );
+  assert.deepEqual(window[1].topic_links, [{ text: '#12', url: 'https://tracker.example/12' }]);
+});

@@ -52,17 +52,16 @@ export function parseAnchor(raw: string | undefined, useFirstUnread: boolean | u
   return Math.min(Math.max(0, Number(raw)), LARGER_THAN_MAX_MESSAGE_ID);
 }
 
-type Row = FormattedMessageRow & { um_flags: number | null };
+type Row = FormattedMessageRow & { um_flags: number | null; side: number };
 
-/** A window row with what formatting needs besides the message, read in the same statement. */
-type PartsRow = Row &
-  Record<SenderColumn, unknown> & {
-    channel_name: string | null;
-    reactions: Reaction[] | null;
-    submessages: ApiSubmessage[] | null;
-    linkifiers: Linkifier[] | null;
-  };
-type SenderColumn = `sender_${(typeof SENDER_COLUMNS)[number]}`;
+/** What formatting needs besides the messages, read in the window's statement (on its first row). */
+interface Parts {
+  senders: MessageSender[] | null;
+  channels: { id: number; name: string }[] | null;
+  reactions: Reaction[] | null;
+  submessages: ApiSubmessage[] | null;
+  linkifiers: Linkifier[] | null;
+}
 type Reaction = NonNullable<KnownParts['reactions']>[number];
 
 /** One range of a window: its condition (a range of ids, or any condition), order and size. */
@@ -73,56 +72,52 @@ interface Side {
 }
 
 const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
-const SENDER = sql.join(SENDER_COLUMNS.map((c) => sql`s.${sql.ref(c)} as ${sql.ref(`sender_${c}`)}`));
-// Per message, in the order formatting lists them (reactions by time, submessages by id).
-const REACTIONS = sql`(select json_agg(json_build_object('message_id', x.message_id, 'user_id', x.user_id, 'emoji_name', x.emoji_name,
-  'emoji_code', x.emoji_code, 'reaction_type', x.reaction_type) order by x.created_at, x.user_id) from reactions x where x.message_id = w.id)`;
-const SUBMESSAGES = sql`(select json_agg(json_build_object('id', x.id, 'message_id', x.message_id, 'sender_id', x.sender_id, 'msg_type', x.msg_type,
-  'content', x.content) order by x.id) from submessages x where x.message_id = w.id)`;
+const jsonOf = (alias: string, columns: readonly string[]) =>
+  sql`json_build_object(${sql.join(columns.map((c) => sql`${sql.lit(c)}, ${sql.ref(`${alias}.${c}`)}`))})`;
+// Of the window's rows only, each once: senders and channels (not on every row), reactions
+// (by time) and submessages (by id) in the order formatting lists them per message.
+const PARTS = sql`'senders', (select json_agg(${jsonOf('s', SENDER_COLUMNS)}) from users s where s.id in (select w.sender_id from w)),
+  'channels', (select json_agg(${jsonOf('c', ['id', 'name'])}) from channels c where c.id in (select w.channel_id from w)),
+  'reactions', (select json_agg(${jsonOf('x', ['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])} order by x.created_at, x.user_id)
+    from reactions x where x.message_id in (select w.id from w)),
+  'submessages', (select json_agg(${jsonOf('x', ['id', 'message_id', 'sender_id', 'msg_type', 'content'])} order by x.id)
+    from submessages x where x.message_id in (select w.id from w))`;
 
 /**
- * The rows of each side (`side` is its index), in one statement with their senders,
- * channel names, reactions, submessages and the organization's linkifiers (the same
- * on every row, read once): one round trip for the window and the formatting reads.
- * Each side is limited first, so the joins see only its rows.
+ * The rows of each side (`side` is its index), in one statement with what formatting reads
+ * for them: one round trip for the window and the formatting reads. Each side is limited
+ * first. The parts are one JSON value on the lowest id's row, not columns on every row
+ * (100 copies of a sender's columns cost the database more than the window's own reads).
  */
-async function rows(db: Executor, search: Search, sides: Side[]): Promise<(PartsRow & { side: number })[]> {
+async function rows(db: Executor, search: Search, sides: Side[]): Promise<{ found: Row[]; parts: KnownParts }> {
   const wanted = sides.map((side, i) => ({ ...side, i })).filter((side) => side.limit > 0);
-  if (wanted.length === 0) return [];
+  if (wanted.length === 0) return { found: [], parts: partsOf(null) };
   const branches = wanted.map((side) => {
     const from = typeof side.where === 'function' ? searchFrom(search, side.where) : sql`${searchFrom(search)} and ${side.where}`;
     return sql`(select ${COLUMNS}, um.flags as um_flags, ${side.i}::integer as side from ${from} order by ${orderKey(search)} ${sql.raw(side.order)} limit ${side.limit})`;
   });
-  const result = await sql<PartsRow & { side: number }>`select w.*, ${SENDER}, c.name as channel_name, ${REACTIONS} as reactions, ${SUBMESSAGES} as submessages,
-      ${linkifiersJson(search.realmId)} as linkifiers
-    from (${sql.join(branches, sql` union all `)}) w join users s on s.id = w.sender_id left join channels c on c.id = w.channel_id
-    order by w.id`.execute(db);
-  return result.rows;
+  const result = await sql<Row & { parts: Parts | null }>`with w as (${sql.join(branches, sql` union all `)})
+    select w.*, case when w.id = (select min(w.id) from w) then json_build_object(${PARTS}, 'linkifiers', ${linkifiersJson(search.realmId)}) end as parts
+    from w order by w.id`.execute(db);
+  const found = result.rows.map(({ parts: _, ...row }) => row);
+  return { found, parts: partsOf(result.rows[0]?.parts ?? null) };
 }
 
-/** What formatting would read for these rows, from the rows themselves. */
-function partsOf(found: PartsRow[]): KnownParts {
-  const senders = new Map<number, MessageSender>();
-  const channels = new Map<number, string>();
-  const reactions: Reaction[] = [];
+/** The parts as formatting takes them (lists for every message of the batch). */
+function partsOf(parts: Parts | null): KnownParts {
   const submessages = new Map<number, ApiSubmessage[]>();
-  for (const r of found) {
-    if (!senders.has(r.sender_id)) senders.set(r.sender_id, senderOf(r));
-    if (r.channel_id !== null) channels.set(r.channel_id, r.channel_name!);
-    if (r.reactions) reactions.push(...r.reactions);
-    if (r.submessages) submessages.set(r.id, r.submessages);
+  for (const m of parts?.submessages ?? []) {
+    const list = submessages.get(m.message_id);
+    if (list) list.push(m);
+    else submessages.set(m.message_id, [m]);
   }
   return {
-    senders: [...senders.values()],
-    channels: [...channels].map(([id, name]) => ({ id, name })),
-    reactions,
+    senders: parts?.senders ?? [],
+    channels: parts?.channels ?? [],
+    reactions: parts?.reactions ?? [],
     submessages,
-    linkTopic: topicLinkerOf(found[0]?.linkifiers ?? []),
+    linkTopic: topicLinkerOf(parts?.linkifiers ?? []),
   };
-}
-
-function senderOf(r: PartsRow): MessageSender {
-  return Object.fromEntries(SENDER_COLUMNS.map((c) => [c, r[`sender_${c}`]])) as MessageSender;
 }
 
 export async function firstUnread(db: Executor, search: Search): Promise<number> {
@@ -148,8 +143,8 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
     }
     if (req.message_ids.length > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     const search = await buildSearch(db, s, req.narrow);
-    const found = await rows(db, search, [{ where: sql`m.id = any(${intArray(req.message_ids)})`, order: 'asc', limit: req.message_ids.length }]);
-    return { messages: await present(db, s, found, req, search), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
+    const { found, parts } = await rows(db, search, [{ where: sql`m.id = any(${intArray(req.message_ids)})`, order: 'asc', limit: req.message_ids.length }]);
+    return { messages: await present(db, s, found, parts, req, search), found_anchor: false, found_oldest: false, found_newest: false, history_limited: false };
   }
   const anchorParam = parseAnchor(req.anchor, req.use_first_unread_anchor);
   const numBefore = req.num_before ?? 0;
@@ -171,7 +166,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   // (`oldest`) nothing is before or at it: those queries are skipped.
   const pastEnd = anchor >= LARGER_THAN_MAX_MESSAGE_ID;
   const atStart = anchor <= 0;
-  const found = await rows(db, search, [
+  const { found, parts } = await rows(db, search, [
     { where: (id) => sql`${id} < ${anchor}::bigint`, order: 'desc', limit: atStart ? 0 : numBefore + 1 },
     { where: (id) => sql`${id} > ${anchor}::bigint`, order: 'asc', limit: pastEnd ? 0 : numAfter + 1 },
     { where: (id) => sql`${id} = ${anchor}::bigint`, order: 'asc', limit: req.include_anchor && !pastEnd && !atStart ? 1 : 0 },
@@ -182,7 +177,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   const atAnchor = found.filter((r) => r.side === 2);
   const window = [...before.slice(Math.max(0, before.length - numBefore)), ...atAnchor, ...after.slice(0, numAfter)];
   return {
-    messages: await present(db, s, window, req, search),
+    messages: await present(db, s, window, parts, req, search),
     anchor,
     found_anchor: atAnchor.length > 0,
     found_oldest: before.length <= numBefore,
@@ -191,7 +186,7 @@ export async function fetchMessages(db: Executor, s: Searcher, req: FetchRequest
   };
 }
 
-async function present(db: Executor, s: Searcher, found: PartsRow[], req: FetchRequest, search: Search): Promise<ApiMessage[]> {
+async function present(db: Executor, s: Searcher, found: Row[], parts: KnownParts, req: FetchRequest, search: Search): Promise<ApiMessage[]> {
   const flags = new Map<number, number>();
   for (const r of found) if (r.um_flags !== null) flags.set(r.id, r.um_flags);
   const messages = await formatMessages(
@@ -205,7 +200,7 @@ async function present(db: Executor, s: Searcher, found: PartsRow[], req: FetchR
       allowEmptyTopicName: req.allow_empty_topic_name,
       flags,
     },
-    partsOf(found),
+    parts,
   );
   if (search.text !== undefined) {
     const highlights = await highlight(
@@ -265,7 +260,7 @@ export async function fetchMessage(db: Executor, s: Searcher, id: number, opts: 
 /** GET /messages/matches_narrow: which of these messages match, with highlights for searches. */
 export async function matchesNarrow(db: Executor, s: Searcher, ids: number[], narrow: NarrowTerm[]) {
   const search = await buildSearch(db, s, narrow);
-  const found = await rows(db, search, [{ where: sql`m.id = any(${intArray(ids)})`, order: 'asc', limit: ids.length }]);
+  const { found } = await rows(db, search, [{ where: sql`m.id = any(${intArray(ids)})`, order: 'asc', limit: ids.length }]);
   const highlights =
     search.text !== undefined
       ? await highlight(
