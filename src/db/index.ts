@@ -54,6 +54,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<OpenedDatabas
     mkdirSync(location, { recursive: true });
   }
   const pglite = await PGlite.create(location, { parsers: { [pgliteTypes.INT8]: (v: string) => Number(v) } });
+  // Kept statements (pglite-dialect.ts) are planned at each run, never with a generic plan: PGlite
+  // has no autovacuum, so nothing would replan one made while the tables were small, and such a
+  // plan (measured: the message window at 100+ ms) stalled the whole process as they grew.
+  await pglite.exec('set plan_cache_mode = force_custom_plan');
   const { PGliteDialect } = await import('./pglite-dialect.ts');
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log });
   return { db, kind: 'pglite', close: () => db.destroy() };

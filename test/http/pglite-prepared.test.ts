@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { PGlite, types } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { PGliteDialect, PreparedStatements } from '../../src/db/pglite-dialect.ts';
+import { openDatabase } from '../../src/db/index.ts';
 
 let pg: PGlite;
 before(async () => {
@@ -86,4 +87,20 @@ test('a failed statement inside a transaction rolls the whole transaction back',
   assert.deepEqual(await db.selectFrom('t').selectAll().execute(), []);
   await db.insertInto('t').values({ id: 1, name: 'a' }).execute();
   assert.equal((await sql<{ n: number }>`select count(*)::integer as n from t`.execute(db)).rows[0]?.n, 1);
+});
+
+test('the embedded database plans kept statements at each run: a generic plan made on small tables would stay as they grow', async () => {
+  const { db, close } = await openDatabase({ dataDir: ':memory:' });
+  try {
+    await sql`create table grows (id serial primary key, k integer not null)`.execute(db);
+    await sql`create index grows_k on grows (k)`.execute(db);
+    const read = () => sql<{ id: number }>`select id from grows where k = ${7}`.execute(db);
+    // Past PostgreSQL's five custom plans, while the table is empty: the point where a generic plan would be kept.
+    for (let i = 0; i < 8; i++) await read();
+    await sql`insert into grows (k) select g % 1000 from generate_series(1, 20000) g`.execute(db);
+    assert.equal((await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(db)).rows[0]!.plan_cache_mode, 'force_custom_plan');
+    assert.equal((await read()).rows.length, 20);
+  } finally {
+    await close();
+  }
 });
