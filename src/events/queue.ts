@@ -80,7 +80,7 @@ export function heartbeatDelay(heartbeatMs: number, jitterMs: number): number {
  * one timer per step for every poll due then, so that parking and answering a poll add to and
  * take from a set rather than make and clear a timer each. A step's timer goes with its last poll.
  */
-class Heartbeats {
+export class Heartbeats {
   readonly #due = new Map<number, { queues: Set<EventQueue>; timer: NodeJS.Timeout }>();
 
   /** The step at which `queue` gets a heartbeat, `delayMs` from now or a little later. */
@@ -110,8 +110,6 @@ class Heartbeats {
   }
 }
 
-const heartbeats = new Heartbeats();
-
 /**
  * Events a queue keeps for a client that does not come to fetch them. Beyond it
  * the queue is dropped, and the client's next poll gets BAD_EVENT_QUEUE_ID and
@@ -139,8 +137,11 @@ export class EventQueue {
   optionsShapeKey: string | undefined;
   /** The newest event and the shaped event it copies (often shared by many queues): its JSON is made once. */
   #newest: { queued: QueuedEvent; shaped: ServerEvent } | undefined;
+  readonly #heartbeats: Heartbeats;
 
-  constructor(options: QueueOptions, saved?: SavedQueue, idPrefix = '') {
+  /** `heartbeats`: the registry's, shared by its queues (one timer per step for all of them). */
+  constructor(options: QueueOptions, heartbeats: Heartbeats, saved?: SavedQueue, idPrefix = '') {
+    this.#heartbeats = heartbeats;
     this.id = saved?.id ?? idPrefix + randomUUID();
     this.options = options;
     this.eventTypes = options.eventTypes ? new Set(options.eventTypes) : null;
@@ -199,7 +200,7 @@ export class EventQueue {
   park(heartbeatMs: number, answer: Answer): Waiter {
     this.#finishWaiter();
     this.lastConnection = Date.now();
-    this.#waiter = { answer, heartbeatAt: heartbeats.add(this, heartbeatMs) };
+    this.#waiter = { answer, heartbeatAt: this.#heartbeats.add(this, heartbeatMs) };
     return this.#waiter;
   }
 
@@ -211,7 +212,7 @@ export class EventQueue {
   /** The client went away while parked (on `waiter`, if given: not on a newer poll). */
   cancelWait(waiter?: Waiter): void {
     if (!this.#waiter || (waiter && waiter !== this.#waiter)) return;
-    heartbeats.remove(this, this.#waiter.heartbeatAt);
+    this.#heartbeats.remove(this, this.#waiter.heartbeatAt);
     this.#waiter = undefined;
     this.lastConnection = Date.now();
   }
@@ -239,7 +240,7 @@ export class EventQueue {
     const waiter = this.#waiter;
     if (!waiter) return;
     this.#waiter = undefined;
-    heartbeats.remove(this, waiter.heartbeatAt);
+    this.#heartbeats.remove(this, waiter.heartbeatAt);
     this.lastConnection = Date.now();
     waiter.answer([...this.events]);
   }

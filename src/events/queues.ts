@@ -5,7 +5,7 @@
 
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventQueue, badQueueId, type QueueOptions, type QueuedEvent, type SavedQueue } from './queue.ts';
+import { EventQueue, Heartbeats, badQueueId, type QueueOptions, type QueuedEvent, type SavedQueue } from './queue.ts';
 import type { ServerEvent } from './types.ts';
 
 export class QueueRegistry {
@@ -19,12 +19,14 @@ export class QueueRegistry {
   /** Starts every new queue id: with a broker, the owning process (src/cluster/queues.ts). */
   readonly idPrefix: string;
 
+  readonly #heartbeats = new Heartbeats();
+
   constructor(idPrefix = '') {
     this.idPrefix = idPrefix;
   }
 
   create(options: QueueOptions, saved?: SavedQueue): EventQueue {
-    const queue = new EventQueue(options, saved, this.idPrefix);
+    const queue = new EventQueue(options, this.#heartbeats, saved, this.idPrefix);
     this.#byId.set(queue.id, queue);
     addTo(this.#byUser, options.userId, queue);
     // Only `all_public_streams` widens what a queue receives (a `narrow` filters the user's own

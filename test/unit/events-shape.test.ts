@@ -1,27 +1,30 @@
 // The filter and capability tables of the event system (spec "Events" 3 and 5, digest 3.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventQueue, capabilities, type Capability, type QueueOptions } from '../../src/events/queue.ts';
+import { EventQueue, Heartbeats, capabilities, type Capability, type QueueOptions } from '../../src/events/queue.ts';
 import { shapeFor, shapeKey } from '../../src/events/shape.ts';
 import { narrowMatches } from '../../src/events/narrow.ts';
 import type { Notice, ServerEvent } from '../../src/events/types.ts';
 
 function queue(opts: Partial<QueueOptions> & { caps?: Capability[] } = {}): EventQueue {
   const { caps = [], ...rest } = opts;
-  return new EventQueue({
-    realmId: 1,
-    userId: 10,
-    eventTypes: null,
-    narrow: [],
-    allPublicStreams: false,
-    applyMarkdown: true,
-    clientSvcavatar: false,
-    slimPresence: false,
-    capabilities: capabilities(Object.fromEntries(caps.map((c) => [c, true]))),
-    clientName: 'test',
-    lifespanMs: 600_000,
-    ...rest,
-  });
+  return new EventQueue(
+    {
+      realmId: 1,
+      userId: 10,
+      eventTypes: null,
+      narrow: [],
+      allPublicStreams: false,
+      applyMarkdown: true,
+      clientSvcavatar: false,
+      slimPresence: false,
+      capabilities: capabilities(Object.fromEntries(caps.map((c) => [c, true]))),
+      clientName: 'test',
+      lifespanMs: 600_000,
+      ...rest,
+    },
+    new Heartbeats(),
+  );
 }
 
 /** Events here are partial (only what the shaping reads): loosely typed, on purpose. */
