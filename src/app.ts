@@ -1,6 +1,7 @@
 // Assembles the HTTP server: body parsing, every domain's routes, and the
 // answers for what no route handles.
 
+import { createServer as createHttpServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Services } from './services.ts';
 import { registerBodyParsers } from './http/body.ts';
@@ -13,6 +14,7 @@ import { realmRoutes } from './realm/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { registerAvatarRoutes } from './users/avatar-route.ts';
 import { eventRoutes } from './events/routes.ts';
+import { leanPolls } from './events/lean-poll.ts';
 import { userGroupRoutes } from './user_groups/routes.ts';
 import { channelRoutes } from './channels/routes.ts';
 import { channelFolderRoutes } from './channel_folders/routes.ts';
@@ -95,7 +97,20 @@ export function apiRoutes(): Router {
 }
 
 export async function buildApp(svc: Services): Promise<FastifyInstance> {
+  let closing = false;
   const app = Fastify({
+    // The common GET /api/v1/events is served before Fastify (events/lean-poll.ts); with request
+    // lines logged (debug), every request goes to Fastify.
+    serverFactory: (handler, opts) => {
+      const server = createHttpServer(svc.config.logLevel === 'debug' ? handler : leanPolls(svc, handler, () => closing));
+      // What Fastify sets on a server it makes itself (its options, defaults filled in).
+      const { keepAliveTimeout, requestTimeout, connectionTimeout, maxRequestsPerSocket } = opts as Record<string, number>;
+      server.keepAliveTimeout = keepAliveTimeout;
+      server.requestTimeout = requestTimeout;
+      server.setTimeout(connectionTimeout);
+      if (maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket;
+      return server;
+    },
     loggerInstance: svc.log as FastifyBaseLogger,
     // One line per request only when debugging: the API is chatty (long-polls).
     logController: new LogController({ disableRequestLogging: svc.config.logLevel !== 'debug' }),
@@ -106,6 +121,11 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreDuplicateSlashes: true },
     clientErrorHandler: clientErrorHandler(svc.log as FastifyBaseLogger),
     frameworkErrors,
+  });
+  // From here on Fastify answers 503 to new requests: the lean path leaves them to it.
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
   });
   app.addHook('onRequest', refuseLongUrl);
   await registerBodyParsers(app, svc.config.maxFileUploadMib * 1024 * 1024);

@@ -64,14 +64,30 @@ export async function authenticateApiKey(
     if (!found) throw unauthorized('Invalid API key');
   }
   const { user, realm } = found;
-  const name = credentials.username?.toLowerCase();
-  if (name !== undefined && user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name) throw unauthorized('Invalid API key');
-  if (realm.deactivated) throw unauthorized('This organization has been deactivated');
-  if (!user.is_active) throw unauthorized('Account is deactivated');
-  if (realm.string_id !== subdomain) throw unauthorized('Account is not associated with this subdomain');
+  const refused = refusal(found, credentials, subdomain);
+  if (refused) throw unauthorized(refused);
   // Only credentials that pass are remembered: a refusal is always read afresh.
   if (!cached) cache?.set(credentials.apiKey, user, realm, stamp);
   return { user, realm };
+}
+
+/**
+ * The caller the cache holds for these credentials, when they pass every check; else
+ * undefined (`authenticateApiKey` then reads them, or says why they are refused).
+ */
+export function cachedCaller(cache: CredentialCache, credentials: Credentials, subdomain: string): { user: User; realm: Realm } | undefined {
+  const found = cache.get(credentials.apiKey);
+  return found && refusal(found, credentials, subdomain) === undefined ? found : undefined;
+}
+
+/** Why the account these credentials found may not call the organization at `subdomain`. */
+function refusal({ user, realm }: { user: User; realm: Realm }, credentials: Credentials, subdomain: string): string | undefined {
+  const name = credentials.username?.toLowerCase();
+  if (name !== undefined && user.delivery_email.toLowerCase() !== name && user.email.toLowerCase() !== name) return 'Invalid API key';
+  if (realm.deactivated) return 'This organization has been deactivated';
+  if (!user.is_active) return 'Account is deactivated';
+  if (realm.string_id !== subdomain) return 'Account is not associated with this subdomain';
+  return undefined;
 }
 
 /** The account an API key names, and its organization. */

@@ -6,7 +6,7 @@
 
 import type { Services } from '../services.ts';
 import type { User } from '../users/tables.ts';
-import { DEFERRED, type HandlerResult, type RequestInfo } from '../http/router.ts';
+import { DEFERRED, type DeferredAnswer, type HandlerResult, type RequestInfo } from '../http/router.ts';
 import { heartbeatDelay, type EventQueue, type QueuedEvent } from './queue.ts';
 
 export interface PollParams {
@@ -26,10 +26,14 @@ export async function getEvents(svc: Services, user: User, q: PollParams, reques
   if (svc.remoteQueues && !svc.queues.has(q.queue_id)) return { events: await svc.remoteQueues.getEvents(user.id, q, request.signal) };
   const queue = ready(svc, user.id, q);
   if (answersNow(svc, queue, q)) return { events: [...queue.events] };
-  const answer = request.defer();
+  parkPoll(svc, queue, request.defer());
+  return DEFERRED;
+}
+
+/** Parks a poll on `queue` until its next event, a heartbeat or a newer poll: `answer` writes it. */
+export function parkPoll(svc: Pick<Services, 'config'>, queue: EventQueue, answer: DeferredAnswer): void {
   const waiter = queue.park(heartbeatMs(svc), (events) => answer.succeed(`"events":${queue.eventsJson(events)}`));
   answer.onGone(() => queue.cancelWait(waiter));
-  return DEFERRED;
 }
 
 /** DELETE /events. */
@@ -60,7 +64,7 @@ function ready(svc: Pick<Services, 'queues'>, userId: number, q: PollParams): Ev
 }
 
 /** Whether the poll answers without parking (and the queue counts as connected now). */
-function answersNow(svc: Pick<Services, 'queues'>, queue: EventQueue, q: PollParams): boolean {
+export function answersNow(svc: Pick<Services, 'queues'>, queue: EventQueue, q: PollParams): boolean {
   if (queue.events.length === 0 && !q.dont_block && !svc.queues.stopping) return false;
   queue.lastConnection = Date.now();
   return true;

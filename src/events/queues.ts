@@ -45,13 +45,17 @@ export class QueueRegistry {
 
   /** The caller's queue; anyone else's, or a collected one, is a bad queue id. */
   get(queueId: string, userId: number): EventQueue {
+    const queue = this.find(queueId, userId);
+    if (queue) return queue;
+    const overflowed = this.#byId.get(queueId);
+    if (overflowed?.options.userId === userId) this.delete(overflowed);
+    throw badQueueId(queueId);
+  }
+
+  /** What `get` returns, or undefined where it would refuse (nothing changes). */
+  find(queueId: string, userId: number): EventQueue | undefined {
     const queue = this.#byId.get(queueId);
-    if (!queue || queue.options.userId !== userId) throw badQueueId(queueId);
-    if (queue.overflowed) {
-      this.delete(queue);
-      throw badQueueId(queueId);
-    }
-    return queue;
+    return queue && queue.options.userId === userId && !queue.overflowed ? queue : undefined;
   }
 
   delete(queue: EventQueue): void {

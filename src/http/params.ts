@@ -163,7 +163,7 @@ function parseJson(raw: string, name: string): unknown {
 
 const INTEGER_TEXT = /^\s*-?\d+\s*$/;
 /** JSON integer text of at most 15 digits (always a safe integer), without spaces. */
-const PLAIN_INTEGER = /^-?(0|[1-9]\d{0,14})$/;
+export const PLAIN_INTEGER = /^-?(0|[1-9]\d{0,14})$/;
 
 /** The parameter constructors. */
 export const p = {

@@ -4,6 +4,7 @@
 // OPTIONS, 405), organization from the Host header, authentication, rate limit,
 // parameters, the handler, and the success or error envelope.
 
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -106,7 +107,10 @@ export interface EndpointOptions {
 }
 
 /** The reference's bot_type of incoming-webhook bots (bots/tables.ts names them all). */
-const INCOMING_WEBHOOK_BOT = 2;
+export const INCOMING_WEBHOOK_BOT = 2;
+
+/** Every API answer's Cache-Control. */
+export const NO_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
 
 interface Endpoint extends EndpointOptions {
   /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
@@ -226,7 +230,7 @@ async function dispatch(
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  reply.header('Cache-Control', 'max-age=0, no-cache, no-store, must-revalidate, private');
+  reply.header('Cache-Control', NO_CACHE);
   try {
     if (req.method === 'OPTIONS')
       return reply
@@ -275,7 +279,7 @@ async function dispatch(
       get signal() {
         if (!aborted) {
           const controller = (aborted = new AbortController());
-          onGone(reply, () => controller.abort());
+          onGone(reply.raw, () => controller.abort());
         }
         return aborted.signal;
       },
@@ -329,14 +333,14 @@ async function dispatch(
 }
 
 /** `listener` runs once if the client goes away before the whole answer was written. */
-function onGone(reply: FastifyReply, listener: () => void): void {
+export function onGone(res: ServerResponse, listener: () => void): void {
   // Gone already (while the request was being authenticated): no `close` will come.
-  if (reply.raw.closed) {
-    if (!reply.raw.writableFinished) queueMicrotask(listener);
+  if (res.closed) {
+    if (!res.writableFinished) queueMicrotask(listener);
     return;
   }
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) listener();
+  res.once('close', () => {
+    if (!res.writableFinished) listener();
   });
 }
 
@@ -355,18 +359,24 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function deferredAnswer(reply: FastifyReply, ignored: string): DeferredAnswer {
   reply.hijack();
   return {
-    succeed(members) {
-      const res = reply.raw;
-      if (res.headersSent || res.destroyed) return;
-      const body = `{"result":"success","msg":"",${members}${ignored}}`;
-      const headers = reply.getHeaders();
-      headers['content-type'] = JSON_TYPE;
-      headers['content-length'] = Buffer.byteLength(body);
-      res.writeHead(200, headers as Record<string, string | number | string[]>);
-      res.end(body);
-    },
-    onGone: (listener) => onGone(reply, listener),
+    succeed: (members) => void writeSuccess(reply.raw, reply.getHeaders(), members + ignored),
+    onGone: (listener) => onGone(reply.raw, listener),
   };
+}
+
+/**
+ * 200 with the success envelope around `members`, with `headers` (names in lower case, as
+ * Fastify keeps them) and the content headers `reply.send` adds, in its order. False when
+ * the client is gone or something was written already.
+ */
+export function writeSuccess(res: ServerResponse, headers: Record<string, string | number | string[] | undefined>, members: string): boolean {
+  if (res.headersSent || res.destroyed) return false;
+  const body = `{"result":"success","msg":"",${members}}`;
+  headers['content-type'] = JSON_TYPE;
+  headers['content-length'] = Buffer.byteLength(body);
+  res.writeHead(200, headers as OutgoingHttpHeaders);
+  res.end(body);
+  return true;
 }
 
 export function notFoundRoute(reply: FastifyReply): FastifyReply {

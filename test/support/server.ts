@@ -4,6 +4,8 @@
 
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import type { RequestListener } from 'node:http';
+import { inject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +67,7 @@ export class Client {
     }
     if (this.host) allHeaders.host = this.host;
     if (!isQuery && encoded) allHeaders['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await (await this.server.pick()).inject({
+    const res = await injectRequest(await this.server.pick(), {
       method: method as any,
       url: isQuery && encoded ? `${url}?${encoded}` : url,
       payload: !isQuery && encoded ? encoded : undefined,
@@ -86,6 +88,15 @@ export class Client {
   patch = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PATCH', path, params, headers);
   delete = (path: string, params?: Params, headers?: Record<string, string>) => this.request('DELETE', path, params, headers);
   put = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PUT', path, params, headers);
+}
+
+/**
+ * A request handed to what a socket's request reaches first: the server's request listener,
+ * which serves the common GET /api/v1/events itself (src/events/lean-poll.ts) and gives the
+ * rest to Fastify. `app.inject` would go to Fastify directly, past that path.
+ */
+export function injectRequest(app: RunningServer['app'], options: InjectOptions): Promise<InjectResponse> {
+  return inject(app.server.listeners('request')[0] as RequestListener, options);
 }
 
 export interface TestServer extends RunningServer {

@@ -1,0 +1,97 @@
+// GET /api/v1/events before Fastify. At a fan-out to thousands of parked polls, Node's HTTP
+// parsing aside, Fastify's routing, hook runners, request and reply objects were most of the
+// server's CPU per poll (docs/PERFORMANCE.md). The common poll (Basic credentials the cache
+// holds and passes, a queue of this process acknowledged without complaint, exactly the route's
+// parameters in plain form, no body) is answered or parked here with the status, headers and
+// bytes the route writes, and counted in the same request metrics. Everything else (any error,
+// credentials to read, a queue of another process, other parameters, a closing server) goes
+// to Fastify untouched, and so does every poll when request lines are logged (debug).
+
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Services } from '../services.ts';
+import { API_PREFIX, INCOMING_WEBHOOK_BOT, NO_CACHE, onGone, writeSuccess, type DeferredAnswer } from '../http/router.ts';
+import { PLAIN_INTEGER } from '../http/params.ts';
+import { MAX_URL_LENGTH } from '../http/refusals.ts';
+import { cachedCaller, parseBasicAuth } from '../auth/basic.ts';
+import { subdomainFromHost } from '../realm/queries.ts';
+import { answersNow, parkPoll, type PollParams } from './fetch.ts';
+
+/** The route's pattern, as the request metrics name it. */
+const ROUTE = `${API_PREFIX}/events`;
+const ROUTE_QUERY = `${ROUTE}?`;
+const METRIC_LABELS = { method: 'GET', route: ROUTE, status: '200' } as const;
+/** Queue ids are UUIDs (with a process's prefix): a value in this form needs no decoding. */
+const PLAIN_QUEUE_ID = /^[\w.:-]{1,200}$/;
+
+/**
+ * The server's request listener: GET /api/v1/events where it can be served here, every
+ * other request to `fallback` (Fastify's). `closing`: Fastify is closing (it answers 503).
+ */
+export function leanPolls(svc: Services, fallback: RequestListener, closing: () => boolean): RequestListener {
+  return (req, res) => {
+    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !poll(svc, req, res)) fallback(req, res);
+  };
+}
+
+/** Serves the poll, or returns false with nothing written or changed. */
+function poll(svc: Services, req: IncomingMessage, res: ServerResponse): boolean {
+  const started = performance.now();
+  const { headers } = req;
+  const url = req.url!;
+  if (url.length > MAX_URL_LENGTH || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
+  const q = pollParams(url.slice(ROUTE_QUERY.length));
+  if (!q) return false;
+  let credentials: ReturnType<typeof parseBasicAuth>;
+  try {
+    credentials = parseBasicAuth(headers.authorization);
+  } catch {
+    return false;
+  }
+  if (!credentials) return false;
+  const caller = cachedCaller(svc.credentials, credentials, subdomainFromHost(headers.host, svc.config.externalUrl));
+  // Incoming-webhook bots are refused, and the long-term idle come back, on the route.
+  if (!caller || caller.user.bot_type === INCOMING_WEBHOOK_BOT || caller.user.long_term_idle) return false;
+  const queue = svc.queues.find(q.queue_id, caller.user.id);
+  if (!queue) return false;
+  try {
+    queue.acknowledge(q.last_event_id);
+  } catch {
+    // Refused before anything was pruned: the route refuses it the same way.
+    return false;
+  }
+  const answer = leanAnswer(svc, res, started);
+  if (answersNow(svc, queue, q)) answer.succeed(`"events":${queue.eventsJson(queue.events)}`);
+  else parkPoll(svc, queue, answer);
+  return true;
+}
+
+/** The query's parameters when they are exactly the route's, each once, in plain form. */
+function pollParams(query: string): PollParams | undefined {
+  let queueId: string | undefined;
+  let lastEventId: number | undefined;
+  let dontBlock: boolean | undefined;
+  for (const pair of query.split('&')) {
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (eq < 0) return undefined;
+    if (name === 'queue_id' && queueId === undefined && PLAIN_QUEUE_ID.test(value)) queueId = value;
+    else if (name === 'last_event_id' && lastEventId === undefined && PLAIN_INTEGER.test(value)) lastEventId = Number(value);
+    else if (name === 'dont_block' && dontBlock === undefined && (value === 'true' || value === 'false')) dontBlock = value === 'true';
+    else return undefined;
+  }
+  if (queueId === undefined || lastEventId === undefined) return undefined;
+  return { queue_id: queueId, last_event_id: lastEventId, dont_block: dontBlock ?? false };
+}
+
+/** The route's answer written to `res`, counted as Fastify's metrics hook counts it. */
+function leanAnswer(svc: Services, res: ServerResponse, started: number): DeferredAnswer {
+  return {
+    succeed(members) {
+      if (!writeSuccess(res, { 'cache-control': NO_CACHE }, members)) return;
+      svc.metrics.requests.inc(METRIC_LABELS);
+      svc.metrics.requestSeconds.observe(METRIC_LABELS, (performance.now() - started) / 1000);
+    },
+    onGone: (listener) => onGone(res, listener),
+  };
+}
