@@ -58,12 +58,20 @@ try {
   // answering span includes the action itself (one PATCH), small beside QUEUES answers.
   let parkTicks = 0;
   let answerTicks = 0;
+  // The load generator's own CPU (µs) in the same spans: it shares the cores with the server.
+  let ownPark = 0;
+  let ownAnswer = 0;
+  const ownCpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
   // With BENCH_PROFILE, the answering spans on the monotonic clock the server's profile uses.
   const windows: { park: [string, string][]; answer: [string, string][] } = { park: [], answer: [] };
   let rssParked = 0;
   for (let round = 0; round < ROUNDS; round++) {
     let t0 = 0;
     const parkTicks0 = cpuTicks(server.pid);
+    const ownPark0 = ownCpu();
     const parkMono0 = process.hrtime.bigint();
     const arrivals = queues.map((q) =>
       call('GET', '/events', q.auth, { queue_id: q.id, last_event_id: q.last }).then((res) => {
@@ -78,6 +86,8 @@ try {
     await waitIdle(server.pid);
     parkTimes.push(performance.now() - parkStart - 300);
     const answerTicks0 = cpuTicks(server.pid);
+    const ownAnswer0 = ownCpu();
+    ownPark += ownAnswer0 - ownPark0;
     windows.park.push([String(parkMono0 / 1000n), String(process.hrtime.bigint() / 1000n)]);
     parkTicks += answerTicks0 - parkTicks0;
     if (round === 0) rssParked = rssMiB(server.pid);
@@ -87,6 +97,7 @@ try {
     if (action.status !== 200) throw new Error(`PATCH /users: ${JSON.stringify(action.body)}`);
     latencies.push(...(await Promise.all(arrivals)));
     answerTicks += cpuTicks(server.pid) - answerTicks0;
+    ownAnswer += ownCpu() - ownAnswer0;
     windows.answer.push([String(mono0 / 1000n), String(process.hrtime.bigint() / 1000n)]);
   }
   if (process.env.BENCH_PROFILE) writeFileSync(join(process.env.BENCH_PROFILE, 'events-windows.json'), JSON.stringify(windows));
@@ -100,6 +111,7 @@ try {
     `memory per queue with its parked poll: ${(((rssParked - rssBefore) * 1024) / QUEUES).toFixed(1)} KiB`,
     `parking ${QUEUES} polls took ${Math.min(...parkTimes).toFixed(0)} ms at best (${((QUEUES / Math.min(...parkTimes)) * 1000).toFixed(0)} polls/s)`,
     `server CPU per parked poll (incl. the wait for idle): ${perPoll(parkTicks).toFixed(0)} µs; per answered poll (incl. the action): ${perPoll(answerTicks).toFixed(0)} µs`,
+    `load generator CPU per parked poll: ${(ownPark / (QUEUES * ROUNDS)).toFixed(0)} µs; per answered poll: ${(ownAnswer / (QUEUES * ROUNDS)).toFixed(0)} µs`,
     `action -> event in every queue, ${ROUNDS} rounds (${latencies.length} arrivals):`,
     `  p50 ${quantile(latencies, 0.5).toFixed(1)} ms   p99 ${quantile(latencies, 0.99).toFixed(1)} ms   max ${latencies[latencies.length - 1].toFixed(1)} ms`,
     `[table] one event to ${QUEUES} parked queues, arrival p99: ${quantile(latencies, 0.99).toFixed(1)} ms   goal < ${GOAL_MS} ms: ${quantile(latencies, 0.99) < GOAL_MS ? 'met' : 'NOT met'}`,
