@@ -8,8 +8,9 @@
 //    own history, over a history of at least 1,000,000 messages.
 //
 // Beside each figure, the same work done by bare SQL on the same database, and
-// the ratio. Requests go through the whole HTTP stack (Fastify's inject: routing,
-// authentication, parameters, serialization), without sockets.
+// the ratio. Requests go through the whole HTTP stack without sockets (injected into the
+// server's request listener: the lean GET /events, else Fastify's routing, authentication,
+// parameters, serialization).
 //
 //   node bench/messages.ts [--history 1000000] [--sends 300] [--only-big]
 //
@@ -24,6 +25,7 @@ import pg from 'pg';
 import { createUserAsOperator } from '../src/users/actions.ts';
 import { ROLE } from '../src/users/roles.ts';
 import { benchServer, loadAverage, ms, quantile, seedMembers, timed } from './support.ts';
+import { injectRequest } from '../test/support/inject.ts';
 import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
 
@@ -86,7 +88,7 @@ async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, p
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
   const body = form.toString();
-  const res = await app.inject({
+  const res = await injectRequest(app, {
     method,
     url: method === 'GET' ? `/api/v1${url}?${body}` : `/api/v1${url}`,
     payload: method === 'GET' ? undefined : body,

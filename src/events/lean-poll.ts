@@ -29,8 +29,17 @@ const PLAIN_QUEUE_ID = /^[\w.:-]{1,200}$/;
  */
 export function leanPolls(svc: Services, fallback: RequestListener, closing: () => boolean): RequestListener {
   return (req, res) => {
-    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !poll(svc, req, res)) fallback(req, res);
+    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !served(svc, req, res)) fallback(req, res);
   };
+}
+
+function served(svc: Services, req: IncomingMessage, res: ServerResponse): boolean {
+  try {
+    return poll(svc, req, res);
+  } catch {
+    // Unforeseen: unless something was written, the route answers it as it would (and logs it).
+    return res.headersSent;
+  }
 }
 
 /** Serves the poll, or returns false with nothing written or changed. */

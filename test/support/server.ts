@@ -4,8 +4,6 @@
 
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import type { RequestListener } from 'node:http';
-import { inject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +18,7 @@ import { EMAIL_JOB } from '../../src/email/queue.ts';
 import { MISSED_MESSAGES_JOB } from '../../src/email/missed-messages.ts';
 import { checkResponse } from './openapi.ts';
 import { freshPostgresDatabase } from './postgres.ts';
+import { injectRequest } from './inject.ts';
 
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'owner-password-1';
@@ -88,15 +87,6 @@ export class Client {
   patch = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PATCH', path, params, headers);
   delete = (path: string, params?: Params, headers?: Record<string, string>) => this.request('DELETE', path, params, headers);
   put = (path: string, params?: Params, headers?: Record<string, string>) => this.request('PUT', path, params, headers);
-}
-
-/**
- * A request handed to what a socket's request reaches first: the server's request listener,
- * which serves the common GET /api/v1/events itself (src/events/lean-poll.ts) and gives the
- * rest to Fastify. `app.inject` would go to Fastify directly, past that path.
- */
-export function injectRequest(app: RunningServer['app'], options: InjectOptions): Promise<InjectResponse> {
-  return inject(app.server.listeners('request')[0] as RequestListener, options);
 }
 
 export interface TestServer extends RunningServer {
