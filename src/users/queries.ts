@@ -9,7 +9,7 @@ import { badRequest } from '../http/errors.ts';
 import { groupMemberIds, systemGroupIds, userGroupIds, viewerGroupIds } from '../user_groups/group-setting.ts';
 import { once, type RegisterContext } from '../events/state.ts';
 import { isRowId, isStorableText } from '../db/ids.ts';
-import { jsonRows } from '../db/json-rows.ts';
+import { jsonRows, tupleReader } from '../db/json-rows.ts';
 import { CARD_COLUMNS, type UserCard } from './format.ts';
 
 /** The timestamp columns of a user row. */
@@ -64,13 +64,15 @@ const ISO_DATE_JOINED = sql<string>`to_char(date_joined at time zone 'UTC', 'YYY
  * otherwise carry for everyone.
  */
 export async function listUserCards(db: Executor, realmId: number): Promise<UserCard[]> {
-  const columns = CARD_COLUMNS.filter((c) => c !== 'date_joined');
   const q = db
     .selectFrom('users')
-    .select([...columns, ISO_DATE_JOINED.as('date_joined')])
+    .select([...CARD_STORED_COLUMNS, ISO_DATE_JOINED.as('date_joined')])
     .where('realm_id', '=', realmId);
-  return jsonRows(db, q.orderBy('id'));
+  return readCards(db, q.orderBy('id'));
 }
+
+const CARD_STORED_COLUMNS = CARD_COLUMNS.filter((c) => c !== 'date_joined');
+const readCards = tupleReader<UserCard>([...CARD_STORED_COLUMNS, 'date_joined']);
 
 export async function activeUserIds(db: Executor, realmId: number): Promise<number[]> {
   const rows = await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', true).orderBy('id').execute();

@@ -36,6 +36,7 @@ import * as pushTokenHash from './0202_push_token_hash.ts';
 import * as channelTrafficShards from './0203_channel_traffic_shards.ts';
 import * as channelSubscriberCounts from './0204_channel_subscriber_counts.ts';
 import * as softDeactivation from './0205_soft_deactivation.ts';
+import * as userMessagesStatementChecks from './0206_user_messages_statement_checks.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '0203_channel_traffic_shards': channelTrafficShards,
   '0204_channel_subscriber_counts': channelSubscriberCounts,
   '0205_soft_deactivation': softDeactivation,
+  '0206_user_messages_statement_checks': userMessagesStatementChecks,
 };
