@@ -12,10 +12,12 @@
 // server's request listener: the lean GET /events, else Fastify's routing, authentication,
 // parameters, serialization).
 //
-//   node bench/messages.ts [--history 1000000] [--sends 300] [--only-big]
+//   node bench/messages.ts [--history 1000000] [--sends 300] [--rounds 30] [--only-big | --only-fetch]
 //
 // --only-big: the 5,000-subscriber rows alone (no 50-subscriber sends, no history, nothing
 // written to bench/results/): for A/B pairs of that send.
+// --only-fetch: the GET /messages rows alone, with this process's CPU per request (no sends,
+// nothing written to bench/results/): for A/B pairs of the fetch.
 
 import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,11 +30,21 @@ import { benchServer, loadAverage, ms, quantile, seedMembers, timed } from './su
 import { injectRequest } from '../test/support/inject.ts';
 import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
+import type { Realm } from '../src/realm/tables.ts';
 
 const { values } = parseArgs({
-  options: { history: { type: 'string', default: '1000000' }, sends: { type: 'string', default: '300' }, 'only-big': { type: 'boolean', default: false } },
+  options: {
+    history: { type: 'string', default: '1000000' },
+    sends: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '30' },
+    'only-big': { type: 'boolean', default: false },
+    'only-fetch': { type: 'boolean', default: false },
+  },
 });
 const ONLY_BIG = values['only-big'];
+const ONLY_FETCH = values['only-fetch'];
+/** GET /messages requests timed per row. */
+const ROUNDS = Number(values.rounds);
 const HISTORY = Number(values.history);
 const SENDS = ONLY_BIG ? 0 : Number(values.sends);
 const SUBSCRIBERS = 50;
@@ -98,6 +110,92 @@ async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, p
   return JSON.parse(res.body);
 }
 
+const row = (name: string, api: number[], bare: number[]) =>
+  `${name.padEnd(36)} p50 ${ms(quantile(api, 0.5)).padStart(10)}  p99 ${ms(quantile(api, 0.99)).padStart(10)}   bare SQL p50 ${ms(quantile(bare, 0.5)).padStart(9)}   ratio ${(quantile(api, 0.5) / quantile(bare, 0.5)).toFixed(1)}x`;
+
+/** The CPU time of this process per round of `run` (ms; on PGlite the database's too). */
+async function withCpu(run: () => Promise<number[]>): Promise<[number[], number]> {
+  const start = process.cpuUsage();
+  const times = await run();
+  const used = process.cpuUsage(start);
+  return [times, (used.user + used.system) / 1000 / (times.length + 1)];
+}
+
+/**
+ * 3: a history of HISTORY messages in channel `history`, written in bulk (outside the
+ * timings), then GET /messages over it and the bare SQL that reads the same rows.
+ */
+async function historyFetches(realm: Realm, sender: Caller, callers: Caller[], channels: Record<string, number>) {
+  const fillStart = performance.now();
+  const historyRecipient = (
+    await db
+      .insertInto('recipients')
+      .values({ realm_id: realm.id, channel_id: channels.history, dm_key: null, dm_user_ids: null })
+      .onConflict((oc) => oc.column('channel_id').doUpdateSet({ realm_id: realm.id }))
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+  const BATCH = 100_000;
+  for (let start = 0; start < HISTORY; start += BATCH) {
+    const n = Math.min(BATCH, HISTORY - start);
+    await sql`
+      insert into messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client)
+      select ${realm.id}::integer, ${callers[1].id}::integer, ${historyRecipient}::integer, ${channels.history}::integer, 'topic ' || (g % 100),
+             'history message ' || g || ' about elephants and castles', '<p>history message ' || g || '</p>',
+             now() - make_interval(secs => ${HISTORY}::integer - g), 'bench'
+      from generate_series(${start}::integer, ${start + n - 1}::integer) g`.execute(db);
+  }
+  // The caller received every one of them: their own history is a million messages long.
+  await sql`insert into user_messages (realm_id, user_id, message_id, flags)
+            select ${realm.id}::integer, ${sender.id}::integer, id, 1 from messages where channel_id = ${channels.history}::integer
+            on conflict do nothing`.execute(db);
+  await sql`analyze`.execute(db);
+  const fillSeconds = (performance.now() - fillStart) / 1000;
+  const total = Number((await sql<{ n: number }>`select count(*)::integer as n from messages`.execute(db)).rows[0].n);
+
+  const timeIt = (fn: () => Promise<unknown>) => timed(ROUNDS, fn);
+  // Anchors spread over the history, not just its newest end.
+  const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
+  let k = 0;
+  const apiChannel = await timeIt(() =>
+    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }),
+  );
+  k = 0;
+  const apiHistory = await timeIt(() =>
+    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }),
+  );
+  const [apiNewest, apiNewestCpu] = await withCpu(() =>
+    timeIt(() => call(sender, 'GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] })),
+  );
+  k = 0;
+  // The columns a message object is made of (not the stored search vector).
+  const columns = sql.raw(MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', '));
+  const [sqlNewest, sqlNewestCpu] = await withCpu(() =>
+    timeIt(() =>
+      sql`select ${columns}, um.flags, u.full_name, u.email from messages m
+        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
+        join users u on u.id = m.sender_id
+        where m.channel_id = ${channels.history} order by m.id desc limit 100`.execute(db),
+    ),
+  );
+  const sqlChannel = await timeIt(() =>
+    sql`select ${columns}, um.flags, u.full_name, u.email from messages m
+        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
+        join users u on u.id = m.sender_id
+        where m.channel_id = ${channels.history} and m.id < ${anchors[k++ % anchors.length]} order by m.id desc limit 100`.execute(db),
+  );
+  k = 0;
+  // The bound on both ids lets either index start at the anchor (PostgreSQL does not carry ranges across joins).
+  const sqlHistory = await timeIt(() => {
+    const anchor = anchors[k++ % anchors.length];
+    return sql`select ${columns}, um.flags, u.full_name, u.email from user_messages um
+        join messages m on m.id = um.message_id join users u on u.id = m.sender_id
+        where um.user_id = ${sender.id} and um.message_id < ${anchor} and m.id < ${anchor} order by um.message_id desc limit 100`.execute(db);
+  });
+
+  return { fillSeconds, total, apiNewest, apiNewestCpu, apiChannel, apiHistory, sqlNewest, sqlNewestCpu, sqlChannel, sqlHistory };
+}
+
 try {
   const realm = await db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
   const callers: Caller[] = [];
@@ -108,6 +206,17 @@ try {
   const [sender] = callers;
   await call(sender, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: 'live' }, { name: 'history' }], principals: callers.map((c) => c.id) });
   const channels = Object.fromEntries((await db.selectFrom('channels').select(['id', 'name']).execute()).map((c) => [c.name, c.id])) as Record<string, number>;
+
+  if (ONLY_FETCH) {
+    const f = await historyFetches(realm, sender, callers, channels);
+    console.log(`${svc.dbKind}, GET /messages, ${ROUNDS} rounds, history of ${f.total}; load average ${loadAverage()}
+  ${row('the newest of one channel', f.apiNewest, f.sqlNewest)}
+  ${row('narrow to one channel', f.apiChannel, f.sqlChannel)}
+  ${row("the caller's history (no narrow)", f.apiHistory, f.sqlHistory)}
+  CPU of this process per request, newest${svc.dbKind === 'pglite' ? ' (database included)' : ''}: API ${f.apiNewestCpu.toFixed(3)} ms, bare ${f.sqlNewestCpu.toFixed(3)} ms`);
+    await bench.close();
+    process.exit(0);
+  }
 
   // ---- 1 and 2: sends to a channel of 50 subscribers with 50 live queues.
   const queues = await Promise.all(
@@ -233,73 +342,7 @@ try {
     process.exit(0);
   }
 
-  // ---- 3: a history of HISTORY messages, written in bulk.
-  const fillStart = performance.now();
-  const historyRecipient = (
-    await db
-      .insertInto('recipients')
-      .values({ realm_id: realm.id, channel_id: channels.history, dm_key: null, dm_user_ids: null })
-      .onConflict((oc) => oc.column('channel_id').doUpdateSet({ realm_id: realm.id }))
-      .returning('id')
-      .executeTakeFirstOrThrow()
-  ).id;
-  const BATCH = 100_000;
-  for (let start = 0; start < HISTORY; start += BATCH) {
-    const n = Math.min(BATCH, HISTORY - start);
-    await sql`
-      insert into messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client)
-      select ${realm.id}::integer, ${callers[1].id}::integer, ${historyRecipient}::integer, ${channels.history}::integer, 'topic ' || (g % 100),
-             'history message ' || g || ' about elephants and castles', '<p>history message ' || g || '</p>',
-             now() - make_interval(secs => ${HISTORY}::integer - g), 'bench'
-      from generate_series(${start}::integer, ${start + n - 1}::integer) g`.execute(db);
-  }
-  // The caller received every one of them: their own history is a million messages long.
-  await sql`insert into user_messages (realm_id, user_id, message_id, flags)
-            select ${realm.id}::integer, ${sender.id}::integer, id, 1 from messages where channel_id = ${channels.history}::integer
-            on conflict do nothing`.execute(db);
-  await sql`analyze`.execute(db);
-  const fillSeconds = (performance.now() - fillStart) / 1000;
-  const total = Number((await sql<{ n: number }>`select count(*)::integer as n from messages`.execute(db)).rows[0].n);
-
-  const ROUNDS = 30;
-  const timeIt = (fn: () => Promise<unknown>) => timed(ROUNDS, fn);
-  // Anchors spread over the history, not just its newest end.
-  const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
-  let k = 0;
-  const apiChannel = await timeIt(() =>
-    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }),
-  );
-  k = 0;
-  const apiHistory = await timeIt(() =>
-    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }),
-  );
-  const apiNewest = await timeIt(() => call(sender, 'GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] }));
-  k = 0;
-  // The columns a message object is made of (not the stored search vector).
-  const columns = sql.raw(MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', '));
-  const sqlNewest = await timeIt(() =>
-    sql`select ${columns}, um.flags, u.full_name, u.email from messages m
-        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
-        join users u on u.id = m.sender_id
-        where m.channel_id = ${channels.history} order by m.id desc limit 100`.execute(db),
-  );
-  const sqlChannel = await timeIt(() =>
-    sql`select ${columns}, um.flags, u.full_name, u.email from messages m
-        left join user_messages um on um.message_id = m.id and um.user_id = ${sender.id}
-        join users u on u.id = m.sender_id
-        where m.channel_id = ${channels.history} and m.id < ${anchors[k++ % anchors.length]} order by m.id desc limit 100`.execute(db),
-  );
-  k = 0;
-  // The bound on both ids lets either index start at the anchor (PostgreSQL does not carry ranges across joins).
-  const sqlHistory = await timeIt(() => {
-    const anchor = anchors[k++ % anchors.length];
-    return sql`select ${columns}, um.flags, u.full_name, u.email from user_messages um
-        join messages m on m.id = um.message_id join users u on u.id = m.sender_id
-        where um.user_id = ${sender.id} and um.message_id < ${anchor} and m.id < ${anchor} order by um.message_id desc limit 100`.execute(db);
-  });
-
-  const row = (name: string, api: number[], bare: number[]) =>
-    `${name.padEnd(36)} p50 ${ms(quantile(api, 0.5)).padStart(10)}  p99 ${ms(quantile(api, 0.99)).padStart(10)}   bare SQL p50 ${ms(quantile(bare, 0.5)).padStart(9)}   ratio ${(quantile(api, 0.5) / quantile(bare, 0.5)).toFixed(1)}x`;
+  const { fillSeconds, total, apiNewest, apiChannel, apiHistory, sqlNewest, sqlChannel, sqlHistory } = await historyFetches(realm, sender, callers, channels);
   const lines = [
     `messages benchmark: ${svc.dbKind}; node ${process.version}; ${new Date().toISOString()}; load average ${loadAverage()} at the end`,
     `send to a channel of ${SUBSCRIBERS} subscribers with ${SUBSCRIBERS} live queues, ${SENDS} sends:`,

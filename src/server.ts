@@ -16,6 +16,7 @@ import { QueueRegistry } from './events/queues.ts';
 import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
+import { ViewerCache } from './channels/viewer-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
@@ -138,6 +139,9 @@ async function buildServicesWith(
   const credentials = new CredentialCache(config.credentialCacheMs);
   local.observe((notice) => credentials.observe(notice));
   local.onMissed(() => credentials.clear());
+  const viewers = new ViewerCache(config.credentialCacheMs);
+  local.observe((notice) => viewers.observe(notice));
+  local.onMissed(() => viewers.clear());
   const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
   const markdown = new RenderPool({ onRendered: metrics.observeRender });
@@ -158,6 +162,7 @@ async function buildServicesWith(
     remoteQueues: cluster?.queues,
     rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
+    viewers,
     markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),

@@ -11,6 +11,7 @@ import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Channel } from './tables.ts';
+import type { ViewerCache } from './viewer-cache.ts';
 import { isAdmin, isGuest } from '../users/roles.ts';
 import { userGroupIdsQuery } from '../user_groups/group-setting.ts';
 import { CHANNEL_PERMISSION_SETTINGS, REALM_PERMISSION_SETTINGS, type ChannelPermission, type RealmPermission } from '../user_groups/permission-settings.ts';
@@ -59,6 +60,27 @@ export async function channelViewerAnd(
   const { groups, subscribed, ...channel } = rows[0];
   const viewer = { user, realm, groups: new Set(groups), subscribed: new Set(subscribed) };
   return { viewer, channel: channel.id === null ? undefined : (channel as Channel) };
+}
+
+/**
+ * channelViewerAnd (or channelViewer, with no reference) through a cache kept between
+ * requests: no round trip when the viewer's sets and the channel are kept.
+ */
+export async function cachedChannelViewer(
+  db: Executor,
+  cache: ViewerCache,
+  realm: Realm,
+  user: User,
+  ref?: { id: number | null; name: string | null },
+): Promise<{ viewer: ChannelViewer; channel: Channel | undefined }> {
+  const key = ref && `${realm.id}:${ref.id}:${ref.name?.toLowerCase()}`;
+  const kept = cache.get(user.id, key);
+  if (kept) return { viewer: { user, realm, ...kept.sets }, channel: kept.channel };
+  const stamp = cache.stamp;
+  const read = ref ? await channelViewerAnd(db, realm, user, ref) : { viewer: await channelViewer(db, realm, user), channel: undefined };
+  const { groups, subscribed } = read.viewer;
+  cache.set(stamp, realm.id, user.id, { groups, subscribed }, key === undefined ? undefined : { key, channel: read.channel });
+  return read;
 }
 
 /** The user holds a channel permission (guests only where the setting admits everyone). */

@@ -64,7 +64,7 @@ export function messageRoutes(r: Router): void {
       use_first_unread_anchor: p.bool().optional(),
     },
     async (ctx, q) => ({
-      ...(await fetchMessages(ctx.svc.db, await searcherFor(ctx.svc.db, ctx.realm!, ctx.user, q.narrow), {
+      ...(await fetchMessages(ctx.svc.db, await searcherFor(ctx.svc.db, ctx.svc.viewers, ctx.realm!, ctx.user, q.narrow), {
         ...q,
         client_svcavatar: q.client_svcavatar ?? ctx.user !== null,
       })),

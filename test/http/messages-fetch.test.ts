@@ -441,6 +441,26 @@ test('leaving a private channel ends access to its messages, copies or not', asy
   assert.equal((await carol.get(`/messages/${sent.body.id}`)).body.msg, 'Invalid message(s)');
 });
 
+test('a narrow read again after each change sees it: made private, subscribed, renamed, left', async () => {
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Changing' }], principals: [admin.id] });
+  const id = (await admin.get('/get_stream_id', { stream: 'Changing' })).body.stream_id;
+  const sent = (await admin.post('/messages', { type: 'stream', to: 'Changing', topic: 't', content: 'kept or not' })).body.id;
+  const read = async (name: string) => {
+    const res = await carol.get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([['channel', name]]) });
+    return res.status === 200 ? res.body.messages.map((m: { id: number }) => m.id).includes(sent) : res.body.msg;
+  };
+  assert.equal(await read('Changing'), true, 'public history');
+  assert.equal((await admin.patch(`/streams/${id}`, { is_private: true, history_public_to_subscribers: true })).status, 200);
+  assert.equal(await read('Changing'), 'Invalid narrow operator: unknown channel Changing');
+  await admin.post('/users/me/subscriptions', { subscriptions: [{ name: 'Changing' }], principals: [carol.id] });
+  assert.equal(await read('Changing'), true, 'subscribed: the history is shared');
+  assert.equal((await admin.patch(`/streams/${id}`, { new_name: 'Changed' })).status, 200);
+  assert.equal(await read('Changed'), true);
+  assert.equal(await read('Changing'), 'Invalid narrow operator: unknown channel Changing');
+  await carol.delete('/users/me/subscriptions', { subscriptions: ['Changed'] });
+  assert.equal(await read('Changed'), 'Invalid narrow operator: unknown channel Changed');
+});
+
 test('ids no row can have and operands with NUL: found nowhere, refused plainly, never a 500', async () => {
   const huge = 99_999_999_999;
   const window = { anchor: 'newest', num_before: 5, num_after: 0 };

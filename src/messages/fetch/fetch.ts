@@ -71,17 +71,18 @@ interface Side {
   limit: number;
 }
 
-const COLUMNS = sql.join(FORMATTED_COLUMNS.map((c) => sql.ref(`m.${c}`)));
-const jsonOf = (alias: string, columns: readonly string[]) =>
-  sql`json_build_object(${sql.join(columns.map((c) => sql`${sql.lit(c)}, ${sql.ref(`${alias}.${c}`)}`))})`;
+// The constant parts of the window's statement as text, made once: Kysely compiles a
+// statement's every node on every call. The names are the code's own (lower case, unquoted).
+const COLUMNS = sql.raw(FORMATTED_COLUMNS.map((c) => `m.${c}`).join(', '));
+const jsonOf = (alias: string, columns: readonly string[]) => `json_build_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(', ')})`;
 // Of the window's rows only, each once: senders and channels (not on every row), reactions
 // (by time) and submessages (by id) in the order formatting lists them per message.
-const PARTS = sql`'senders', (select json_agg(${jsonOf('s', SENDER_COLUMNS)}) from users s where s.id in (select w.sender_id from w)),
+const PARTS = sql.raw(`'senders', (select json_agg(${jsonOf('s', SENDER_COLUMNS)}) from users s where s.id in (select w.sender_id from w)),
   'channels', (select json_agg(${jsonOf('c', ['id', 'name'])}) from channels c where c.id in (select w.channel_id from w)),
   'reactions', (select json_agg(${jsonOf('x', ['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])} order by x.created_at, x.user_id)
     from reactions x where x.message_id in (select w.id from w)),
   'submessages', (select json_agg(${jsonOf('x', ['id', 'message_id', 'sender_id', 'msg_type', 'content'])} order by x.id)
-    from submessages x where x.message_id in (select w.id from w))`;
+    from submessages x where x.message_id in (select w.id from w))`);
 
 /**
  * The rows of each side (`side` is its index), in one statement with what formatting reads
@@ -99,8 +100,8 @@ async function rows(db: Executor, search: Search, sides: Side[]): Promise<{ foun
   const result = await sql<Row & { parts: Parts | null }>`with w as (${sql.join(branches, sql` union all `)})
     select w.*, case when w.id = (select min(w.id) from w) then json_build_object(${PARTS}, 'linkifiers', ${linkifiersJson(search.realmId)}) end as parts
     from w order by w.id`.execute(db);
-  const found = result.rows.map(({ parts: _, ...row }) => row);
-  return { found, parts: partsOf(result.rows[0]?.parts ?? null) };
+  // The rows keep their `parts` column (null past the first): formatting copies only what it names.
+  return { found: result.rows, parts: partsOf(result.rows[0]?.parts ?? null) };
 }
 
 /** The parts as formatting takes them (lists for every message of the batch). */

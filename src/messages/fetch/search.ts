@@ -13,7 +13,8 @@ import type { Executor } from '../../db/schema.ts';
 import type { Realm } from '../../realm/tables.ts';
 import type { User } from '../../users/tables.ts';
 import { badRequest } from '../../http/errors.ts';
-import { channelViewer, channelViewerAnd, hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import { cachedChannelViewer, hasContentAccess, hasMetadataAccess, type ChannelViewer } from '../../channels/access.ts';
+import type { ViewerCache } from '../../channels/viewer-cache.ts';
 import type { Channel } from '../../channels/tables.ts';
 import { getChannel, getChannelByName, listChannels } from '../../channels/queries.ts';
 import { getUser, getUserByEmail } from '../../users/queries.ts';
@@ -52,12 +53,12 @@ function channelRef(operand: NarrowTerm['operand']): { id: number | null; name: 
   return { id: byId && isRowId(Number(operand)) ? Number(operand) : null, name: String(operand) };
 }
 
-/** The searcher for a narrow: a user's, with the narrow's channel read in the same statement. */
-export async function searcherFor(db: Executor, realm: Realm, user: User | null, narrow: NarrowTerm[]): Promise<Searcher> {
+/** The searcher for a narrow: a user's, with the narrow's channel read in the same statement (or kept in `viewers`). */
+export async function searcherFor(db: Executor, viewers: ViewerCache, realm: Realm, user: User | null, narrow: NarrowTerm[]): Promise<Searcher> {
   if (!user) return { realm, viewer: null };
   const term = narrow.find((t) => t.operator === 'channel');
-  if (!term) return { realm, viewer: await channelViewer(db, realm, user) };
-  const { viewer, channel } = await channelViewerAnd(db, realm, user, channelRef(term.operand));
+  if (!term) return { realm, viewer: (await cachedChannelViewer(db, viewers, realm, user)).viewer };
+  const { viewer, channel } = await cachedChannelViewer(db, viewers, realm, user, channelRef(term.operand));
   return { realm, viewer, named: { operand: term.operand, channel } };
 }
 
