@@ -16,6 +16,7 @@ import { QueueRegistry } from './events/queues.ts';
 import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
+import { LinkifierCache } from './linkifiers/cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
@@ -136,8 +137,15 @@ async function buildServicesWith(
   const queues = new QueueRegistry(queueIdPrefix(broker));
   const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  local.observe((notice) => credentials.observe(notice));
-  local.onMissed(() => credentials.clear());
+  const linkifiers = new LinkifierCache(config.credentialCacheMs);
+  local.observe((notice) => {
+    credentials.observe(notice);
+    linkifiers.observe(notice);
+  });
+  local.onMissed(() => {
+    credentials.clear();
+    linkifiers.clear();
+  });
   const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
   const markdown = new RenderPool({ onRendered: metrics.observeRender });
@@ -158,6 +166,7 @@ async function buildServicesWith(
     remoteQueues: cluster?.queues,
     rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
+    linkifiers,
     markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),

@@ -8,6 +8,7 @@ import type { PasswordHasher } from './auth/passwords.ts';
 import type { QueueRegistry } from './events/queues.ts';
 import type { RemoteQueues } from './events/fetch.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
+import type { LinkifierCache } from './linkifiers/cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
@@ -27,6 +28,8 @@ export interface Services {
   remoteQueues?: RemoteQueues;
   rateLimiter: RateLimiter;
   credentials: CredentialCache;
+  /** Each organization's linkifiers, for renders outside a transaction. */
+  linkifiers: LinkifierCache;
   /** Worker threads that render Markdown with time and size limits. */
   markdown: RenderPool;
   passwords: PasswordHasher;
