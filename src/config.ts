@@ -65,8 +65,9 @@ export interface Config {
   /**
    * How long an authenticated API key (and an organization's linkifiers, linkifiers/cache.ts) is
    * remembered. Every change made through a server (or the manage command with the broker)
-   * forgets it at once; this bounds what another process leaves stale unseen: 5 s on PostgreSQL without a broker (a manage command there publishes nowhere),
-   * 10 minutes otherwise (longer than a long-poll, so a user's next poll reads nothing).
+   * forgets it at once; this bounds what another process leaves stale unseen: 5 s on PostgreSQL
+   * without a broker (a manage command there publishes nowhere), 10 minutes otherwise (longer
+   * than a long-poll, so a user's next poll reads nothing).
    */
   credentialCacheMs: number;
   /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */
