@@ -12,8 +12,10 @@
 // server's request listener: the lean GET /events, else Fastify's routing, authentication,
 // parameters, serialization).
 //
-//   node bench/messages.ts [--history 1000000] [--sends 300] [--rounds 30] [--only-big | --only-fetch]
+//   node bench/messages.ts [--history 1000000] [--sends 300] [--rounds 30] [--only-big | --only-fetch | --only-sends]
 //
+// --only-sends: the 50-subscriber sends from 10 senders alone, with the CPU per send of this
+// process and (PostgreSQL) of the database's backends: for A/B pairs of that send.
 // --only-big: the 5,000-subscriber rows alone (no 50-subscriber sends, no history, nothing
 // written to bench/results/): for A/B pairs of that send.
 // --only-fetch: the GET /messages rows alone, with this process's CPU per request (no sends,
@@ -26,7 +28,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createUserAsOperator } from '../src/users/actions.ts';
 import { ROLE } from '../src/users/roles.ts';
-import { benchServer, loadAverage, ms, quantile, seedMembers, timed } from './support.ts';
+import { benchServer, cpuTicks, loadAverage, ms, quantile, seedMembers, startProfile, timed } from './support.ts';
 import { injectRequest } from '../test/support/inject.ts';
 import { recountSubscribers } from '../src/channels/subscriber-counts.ts';
 import { FORMATTED_COLUMNS as MESSAGE_COLUMNS } from '../src/messages/format.ts';
@@ -39,14 +41,18 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '30' },
     'only-big': { type: 'boolean', default: false },
     'only-fetch': { type: 'boolean', default: false },
+    'only-sends': { type: 'boolean', default: false },
   },
 });
 const ONLY_BIG = values['only-big'];
 const ONLY_FETCH = values['only-fetch'];
+const ONLY_SENDS = values['only-sends'];
 /** GET /messages requests timed per row. */
 const ROUNDS = Number(values.rounds);
 const HISTORY = Number(values.history);
 const SENDS = ONLY_BIG ? 0 : Number(values.sends);
+/** One sender in turn: with --only-sends, a warm-up only. */
+const SEQUENTIAL = ONLY_SENDS ? Math.min(SENDS, 30) : SENDS;
 const SUBSCRIBERS = 50;
 const SENDERS = 10;
 const BIG_CHANNEL = 5000;
@@ -94,6 +100,30 @@ async function lockWaits<T>(run: () => Promise<T>): Promise<[T, number | undefin
     await sampling;
     await probe.end();
   }
+}
+
+/** The database's backends (PostgreSQL): their process ids, read from pg_stat_activity. */
+async function backendPids(): Promise<number[]> {
+  if (!databaseUrl) return [];
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db);
+  return rows.map((r) => r.pid);
+}
+
+/**
+ * `run`'s rate (of `n` operations) and CPU per operation in ms: this process's (on PGlite the
+ * database's too) and, on PostgreSQL, the backends' (from /proc: the server is on this machine).
+ */
+async function cpuPerCall(run: () => Promise<number>, n: number): Promise<[{ rate: number; ms: number }, number | undefined]> {
+  const pids = await backendPids();
+  const ticks = (ps: number[]) => ps.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  const before = process.cpuUsage();
+  const backendsBefore = ticks(pids);
+  const rate = await run();
+  const used = process.cpuUsage(before);
+  // Connections the run opened started at 0 ticks; those it closed are lost (the pool keeps them).
+  const after = await backendPids();
+  const backendMs = databaseUrl ? ((ticks(after) - backendsBefore) * 10) / n : undefined;
+  return [{ rate, ms: (used.user + used.system) / 1000 / n }, backendMs];
 }
 
 async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
@@ -228,7 +258,7 @@ try {
   );
   const latencies: number[] = [];
   const sendStart = performance.now();
-  for (let i = 0; i < SENDS; i++) {
+  for (let i = 0; i < SEQUENTIAL; i++) {
     const polls = queues.map((q) =>
       call(q.c, 'GET', '/events', { queue_id: q.id, last_event_id: q.last }).then((r) => {
         q.last = r.events[r.events.length - 1].id;
@@ -240,7 +270,7 @@ try {
     latencies.push(Math.max(...(await Promise.all(polls))) - t0);
   }
   const sendSeconds = (performance.now() - sendStart) / 1000;
-  const apiSendRate = SENDS / sendSeconds;
+  const apiSendRate = SEQUENTIAL / sendSeconds;
 
   // The same writes in bare SQL: a message and its 50 copies, one transaction each.
   const recipient = (await db.selectFrom('recipients').select('id').where('channel_id', '=', channels.live).executeTakeFirstOrThrow()).id;
@@ -271,27 +301,69 @@ try {
   const sqlStart = performance.now();
   // Each commit is the floor of a send's latency: the event leaves once the rows are in.
   const sqlLatencies: number[] = [];
-  for (let i = 0; i < SENDS; i++) {
+  for (let i = 0; i < SEQUENTIAL; i++) {
     const t0 = performance.now();
     await bareSend(sender, i);
     sqlLatencies.push(performance.now() - t0);
   }
-  const sqlSendRate = SENDS / ((performance.now() - sqlStart) / 1000);
+  const sqlSendRate = SEQUENTIAL / ((performance.now() - sqlStart) / 1000);
 
   // The same with 10 senders at once (the queues stay live; no poll is parked): sends to one
   // channel must not wait on each other, beside 10 concurrent bare transactions.
-  const concurrently = async (each: (sender: Caller, i: number) => Promise<unknown>) => {
+  const concurrently = async (each: (sender: Caller, i: number) => Promise<unknown>, n = SENDS) => {
     const t = performance.now();
     await Promise.all(
       callers.slice(0, SENDERS).map(async (c, k) => {
-        for (let i = k; i < SENDS; i += SENDERS) await each(c, i);
+        for (let i = k; i < n; i += SENDERS) await each(c, i);
       }),
     );
-    return SENDS / ((performance.now() - t) / 1000);
+    return n / ((performance.now() - t) / 1000);
   };
-  const [apiConcurrentRate, lockShare] = await lockWaits(() =>
-    concurrently((c, i) => call(c, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` })),
-  );
+  const sendConcurrently = (n = SENDS) =>
+    concurrently((c, i) => call(c, 'POST', '/messages', { type: 'stream', to: 'live', topic: `t${i % 10}`, content: `message ${i} with **some** text` }), n);
+  if (ONLY_SENDS) {
+    // Warm: the JIT, the statements' plans, the pool's connections.
+    await sendConcurrently();
+    await concurrently((c, i) => bareSend(c, i));
+    // Blocks of API and bare sends in turn: the machine's load weighs on both alike. The least
+    // disturbed block (the minimum) is the steadiest figure on a shared machine, the median beside it.
+    const BLOCK = 50;
+    const api: { rate: number; ms: number; db: number }[] = [];
+    const bare: typeof api = [];
+    const profile = process.env.BENCH_PROFILE ? await startProfile() : null;
+    for (let done = 0; done < SENDS; done += BLOCK) {
+      for (const [into, run] of [
+        [api, () => sendConcurrently(BLOCK)],
+        [bare, () => concurrently((c, i) => bareSend(c, i), BLOCK)],
+      ] as const) {
+        const [{ rate, ms }, db] = await cpuPerCall(run, BLOCK);
+        into.push({ rate, ms, db: db ?? 0 });
+      }
+    }
+    await profile?.stop(process.env.BENCH_PROFILE!);
+    const figures = (xs: typeof api) => {
+      const at = (key: 'rate' | 'ms' | 'db', q: number) =>
+        quantile(
+          xs.map((x) => x[key]),
+          q,
+        ).toFixed(2);
+      const total = (q: number) =>
+        quantile(
+          xs.map((x) => x.ms + x.db),
+          q,
+        ).toFixed(2);
+      return (
+        `${at('rate', 0.5)} messages/s (median); CPU per send, median (min): this process ${at('ms', 0.5)} (${at('ms', 0)}) ms` +
+        (databaseUrl ? `, database backends ${at('db', 0.5)} (${at('db', 0)}) ms, both ${total(0.5)} (${total(0)}) ms` : '')
+      );
+    };
+    console.log(`${svc.dbKind}, ${SENDERS} senders, ${SENDS} sends in blocks of ${BLOCK}; load average ${loadAverage()}
+  API: ${figures(api)}
+  bare SQL: ${figures(bare)}`);
+    await bench.close();
+    process.exit(0);
+  }
+  const [apiConcurrentRate, lockShare] = await lockWaits(() => sendConcurrently());
   const sqlConcurrentRate = await concurrently((c, i) => bareSend(c, i));
   for (const q of queues) await call(q.c, 'DELETE', '/events', { queue_id: q.id });
 

@@ -64,7 +64,7 @@ export async function timed(rounds: number, fn: () => Promise<unknown>): Promise
   return times;
 }
 
-async function startProfile() {
+export async function startProfile() {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');

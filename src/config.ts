@@ -63,10 +63,11 @@ export interface Config {
     gcIntervalMs: number;
   };
   /**
-   * How long an authenticated API key is remembered. Every change made through a server (or the
-   * manage command with the broker) forgets it at once; this bounds what another process leaves
-   * stale unseen: 5 s on PostgreSQL without a broker (a manage command there publishes nowhere),
-   * 10 minutes otherwise (longer than a long-poll, so a user's next poll reads nothing).
+   * How long an authenticated API key (and an organization's linkifiers, linkifiers/cache.ts) is
+   * remembered. Every change made through a server (or the manage command with the broker)
+   * forgets it at once; this bounds what another process leaves stale unseen: 5 s on PostgreSQL
+   * without a broker (a manage command there publishes nowhere), 10 minutes otherwise (longer
+   * than a long-poll, so a user's next poll reads nothing).
    */
   credentialCacheMs: number;
   /** Push notification service URL; absent means PUSH_SERVICE_NOT_CONFIGURED. */

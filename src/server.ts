@@ -17,6 +17,7 @@ import type { EventQueue } from './events/queue.ts';
 import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { ViewerCache } from './channels/viewer-cache.ts';
+import { LinkifierCache } from './linkifiers/cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
@@ -137,11 +138,18 @@ async function buildServicesWith(
   const queues = new QueueRegistry(queueIdPrefix(broker));
   const local = new LocalEventBus(queues);
   const credentials = new CredentialCache(config.credentialCacheMs);
-  local.observe((notice) => credentials.observe(notice));
-  local.onMissed(() => credentials.clear());
   const viewers = new ViewerCache(config.credentialCacheMs);
-  local.observe((notice) => viewers.observe(notice));
-  local.onMissed(() => viewers.clear());
+  const linkifiers = new LinkifierCache(config.credentialCacheMs);
+  local.observe((notice) => {
+    credentials.observe(notice);
+    viewers.observe(notice);
+    linkifiers.observe(notice);
+  });
+  local.onMissed(() => {
+    credentials.clear();
+    viewers.clear();
+    linkifiers.clear();
+  });
   const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
   const markdown = new RenderPool({ onRendered: metrics.observeRender });
@@ -163,6 +171,7 @@ async function buildServicesWith(
     rateLimiter: cluster?.rateLimiter ?? memoryRateLimiter(),
     credentials,
     viewers,
+    linkifiers,
     markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),

@@ -9,6 +9,7 @@ import type { QueueRegistry } from './events/queues.ts';
 import type { RemoteQueues } from './events/fetch.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { ViewerCache } from './channels/viewer-cache.ts';
+import type { LinkifierCache } from './linkifiers/cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
@@ -30,6 +31,8 @@ export interface Services {
   credentials: CredentialCache;
   /** Viewers' groups and subscriptions and narrowed channels, for GET /messages. */
   viewers: ViewerCache;
+  /** Each organization's linkifiers, for renders outside a transaction. */
+  linkifiers: LinkifierCache;
   /** Worker threads that render Markdown with time and size limits. */
   markdown: RenderPool;
   passwords: PasswordHasher;

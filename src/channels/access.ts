@@ -6,7 +6,7 @@
 // - content access: may read its messages (and subscribe themselves to it);
 // - administer: may change its settings (organization administrators always may).
 
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/schema.ts';
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
@@ -44,22 +44,24 @@ export async function channelViewer(db: Executor, realm: Realm, user: User): Pro
 /**
  * channelViewer, and in the same round trip the channel a reference names: the
  * channel with id `ref.id` if there is one, else the one named `ref.name` (any case;
- * null names none).
+ * null names none). `also` (a send's): the channel locked for key share, and one more
+ * value read of it, a column of a statement that names the channel `c` (null without a channel).
  */
-export async function channelViewerAnd(
+export async function channelViewerAnd<A = never>(
   db: Executor,
   realm: Realm,
   user: User,
   ref: { id: number | null; name: string | null },
-): Promise<{ viewer: ChannelViewer; channel: Channel | undefined }> {
-  const { rows } = await sql<{ groups: number[]; subscribed: number[] } & (Channel | { id: null })>`
-    select v.groups, v.subscribed, c.* from (select ${viewerColumns(user.id)}) v
+  also?: RawBuilder<A>,
+): Promise<{ viewer: ChannelViewer; channel: Channel | undefined; also: A | null }> {
+  const { rows } = await sql<{ groups: number[]; subscribed: number[]; also: A | null } & (Channel | { id: null })>`
+    select v.groups, v.subscribed, ${also ?? sql`null`} as also, c.* from (select ${viewerColumns(user.id)}) v
     left join lateral (
       select * from channels where realm_id = ${realm.id} and (id = ${ref.id}::integer or lower(name) = ${ref.name?.toLowerCase() ?? null}::text)
-      order by id = ${ref.id}::integer desc nulls last limit 1) c on true`.execute(db);
-  const { groups, subscribed, ...channel } = rows[0];
+      order by id = ${ref.id}::integer desc nulls last limit 1 ${also ? sql`for key share` : sql``}) c on true`.execute(db);
+  const { groups, subscribed, also: value, ...channel } = rows[0];
   const viewer = { user, realm, groups: new Set(groups), subscribed: new Set(subscribed) };
-  return { viewer, channel: channel.id === null ? undefined : (channel as Channel) };
+  return { viewer, channel: channel.id === null ? undefined : (channel as Channel), also: value };
 }
 
 /**

@@ -6,9 +6,13 @@ import type { ReferenceResolver } from '../rendering/index.ts';
 import { topicLinks, type Linkifier, type TopicLink } from '../markdown/index.ts';
 import { listLinkifiers } from './queries.ts';
 
-/** Every render gets the organization's linkifiers: any text may match one. */
-export const resolveLinkifiers: ReferenceResolver = async (_svc, db, realm) => {
-  const linkifiers = await listLinkifiers(db, realm.id);
+/**
+ * Every render gets the organization's linkifiers: any text may match one. Outside a transaction
+ * (a message's prerender) from the process's cache; inside one, read there (it may have changed them).
+ */
+export const resolveLinkifiers: ReferenceResolver = async (svc, db, realm) => {
+  const read = () => listLinkifiers(db, realm.id);
+  const linkifiers = db === svc.db ? await svc.linkifiers.get(realm.id, read) : await read();
   return linkifiers.length > 0 ? { linkifiers } : {};
 };
 

@@ -426,3 +426,19 @@ test('messages sent through the API: linkified content, topic_links in GET /mess
   await member.delete('/events', { queue_id: queue });
   await clear();
 });
+
+test('a message sent after a change renders with the changed linkifiers (the process keeps them between changes)', async () => {
+  await clear();
+  const send = async (content: string) => {
+    const res = await admin.post('/messages', { type: 'direct', to: JSON.stringify([member.id]), content });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return (await member.get(`/messages/${res.body.id}`)).body.message.content as string;
+  };
+  assert.equal(await send('#7'), '<p>#7</p>');
+  const id = await add('#(?P<id>[0-9]+)', 'https://one.example.com/{id}');
+  assert.equal(await send('#7'), '<p><a href="https://one.example.com/7">#7</a></p>');
+  assert.equal((await server.owner.patch(`/realm/filters/${id}`, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://two.example.com/{id}' })).status, 200);
+  assert.equal(await send('#7'), '<p><a href="https://two.example.com/7">#7</a></p>');
+  await clear();
+  assert.equal(await send('#7'), '<p>#7</p>');
+});

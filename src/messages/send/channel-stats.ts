@@ -1,9 +1,8 @@
 // What channels report about their messages: the first message, recent
 // activity and weekly traffic (from per-day counts kept as messages are sent).
 
-import { sql } from 'kysely';
-import type { Executor } from '../../db/schema.ts';
-import type { Tx } from '../../db/transact.ts';
+import { sql, type QueryCreator } from 'kysely';
+import type { Database, Executor } from '../../db/schema.ts';
 import type { ChannelStats } from '../../channels/format.ts';
 
 const TRAFFIC_DAYS = 28;
@@ -13,9 +12,10 @@ const SHARDS = 16;
 
 /**
  * Counts a message in its channel's day. The row stays locked until the commit:
- * callers do this last, and consecutive messages add to different shards.
+ * callers do this late, and consecutive messages add to different shards.
+ * `tx`: the transaction, or it `with` a statement of its own that runs as part of this one.
  */
-export async function countChannelMessage(tx: Tx, realmId: number, channelId: number, messageId: number, at: Date): Promise<void> {
+export async function countChannelMessage(tx: QueryCreator<Database>, realmId: number, channelId: number, messageId: number, at: Date): Promise<void> {
   const day = at.toISOString().slice(0, 10);
   await tx
     .insertInto('channel_daily_messages')

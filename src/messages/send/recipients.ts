@@ -9,6 +9,12 @@ export function dmKey(userIds: number[]): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
 
+/**
+ * A channel's recipient row, as a column of the statement that reads the channel as `c` and locks
+ * it for key share (channelViewerAnd's `also`): null before its first message (then channelRecipientId).
+ */
+export const channelRecipientColumn = sql<number>`(select r.id from recipients r where r.channel_id = c.id)`;
+
 export async function channelRecipientId(tx: Tx, realmId: number, channelId: number): Promise<number> {
   // Every message after a channel's first finds its row: one read. It takes the key-share lock on the
   // channel that the message's foreign key would take later: an idle subscriber's catch-up, which locks

@@ -25,7 +25,7 @@ import { groupMemberIds } from '../../user_groups/group-setting.ts';
 import { checkGroupMentionsAllowed } from '../../user_groups/mentions.ts';
 import { FLAG_BITS } from '../flags/flags.ts';
 import { channelAddress, directAddress, normalizeContent, normalizeTopic } from '../validation.ts';
-import { channelRecipientId, dmRecipientId } from './recipients.ts';
+import { channelRecipientColumn, channelRecipientId, dmRecipientId } from './recipients.ts';
 import { watchUserAccess } from '../../users/access-changes.ts';
 import { setVisibilityPolicy, visibilityPolicy, VISIBILITY, type VisibilityPolicy } from '../topics/user-topics.ts';
 import { emitNewMessage } from '../events.ts';
@@ -83,18 +83,27 @@ export function checkCanPost(viewer: ChannelViewer, channel: Channel, viaOwner =
   if (!holdsChannelPermission(viewer, channel, 'can_send_message_group')) throw badRequest('You do not have permission to post in this channel.');
 }
 
-/** The sender as a channel viewer and the channel `to` names, read in one round trip, checked. */
-async function resolveChannel(tx: Tx, realm: Realm, sender: User, to: string | undefined): Promise<{ viewer: ChannelViewer; channel: Channel }> {
+/**
+ * The sender as a channel viewer and the channel `to` names, checked, and the channel's recipient row
+ * (null before its first message), read in one round trip. That read takes the channel's key-share
+ * lock as channelRecipientId does (see there): before the send reads the channel's subscribers.
+ */
+async function resolveChannel(
+  tx: Tx,
+  realm: Realm,
+  sender: User,
+  to: string | undefined,
+): Promise<{ viewer: ChannelViewer; channel: Channel; recipientId: number | null }> {
   if (to === undefined) throw badRequest('Missing channel');
   const address = channelAddress(to);
   const ref =
     'id' in address
       ? { id: isRowId(address.id) ? address.id : null, name: null }
       : { id: null, name: isStorableText(address.name.trim()) ? address.name.trim() : null };
-  const { viewer, channel } = await channelViewerAnd(tx, realm, sender, ref);
+  const { viewer, channel, also: recipientId } = await channelViewerAnd(tx, realm, sender, ref, channelRecipientColumn);
   if (!channel) throw channelDoesNotExistError(address);
   checkCanPost(viewer, channel, await ownerSubscribed(tx, viewer, channel));
-  return { viewer, channel };
+  return { viewer, channel, recipientId };
 }
 
 /** Bots may send to any channel their owner is subscribed to (the reference's access_stream_for_send_message). */
@@ -260,9 +269,10 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
     let participants: Participant[] | undefined;
     let recipientId: number;
     if (req.type === 'stream') {
-      ({ viewer, channel } = await resolveChannel(tx, realm, sender, req.to));
+      let known: number | null;
+      ({ viewer, channel, recipientId: known } = await resolveChannel(tx, realm, sender, req.to));
       checkTopicAllowed(realm, channel, topic);
-      recipientId = await channelRecipientId(tx, realm.id, channel.id);
+      recipientId = known ?? (await channelRecipientId(tx, realm.id, channel.id));
       // Read by deliver, once the rendering says which idle subscribers the message may need.
       participants = undefined;
     } else {
@@ -313,8 +323,6 @@ export async function sendWithin(ctx: ActionContext<Services, User>, req: SendRe
         const theirs = await automaticPolicy(tx, user, user.inChannel, channel, topic, { sent: false, initiated: false, mentioned: true });
         if (theirs !== undefined) await setVisibilityPolicy(ctx, { userId: user.id, channelId: channel.id, topic, policy: theirs });
       }
-      // Last: its row lock is held to the commit.
-      await countChannelMessage(tx, realm.id, channel.id, message.id, message.date_sent);
     }
     return result;
   }
@@ -470,15 +478,20 @@ async function deliver(ctx: ActionContext, viewer: ChannelViewer, d: Delivery) {
       ),
     ])
     .executeTakeFirstOrThrow();
-  if (recipientIds.size > 0) {
-    // Long-term idle subscribers get their copy when they return, unless they need it now.
-    const ids = [...recipientIds].filter((id) => !copyIfFlagged.has(id) || flags.get(id));
-    // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
-    await sql`
-      insert into user_messages (realm_id, user_id, message_id, flags)
-      select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
-      from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`.execute(tx);
-  }
+  // Long-term idle subscribers get their copy when they return, unless they need it now.
+  const ids = [...recipientIds].filter((id) => !copyIfFlagged.has(id) || flags.get(id));
+  // Two array parameters, however many recipients (one bind parameter each would overflow 65,535).
+  const copies = tx
+    .insertInto('user_messages')
+    .columns(['realm_id', 'user_id', 'message_id', 'flags'])
+    .expression(
+      sql`select ${realm.id}::integer, u.id, ${message.id}::integer, u.flags
+          from unnest(${intArray(ids)}, ${sql.val(ids.map((id) => flags.get(id) ?? 0))}::int[]) as u(id, flags)`,
+    );
+  // A channel's day count goes with the copies, one round trip: its row lock is then held to the
+  // commit (consecutive messages lock different rows).
+  if (channel) await countChannelMessage(ids.length > 0 ? tx.with('copies', () => copies) : tx, realm.id, channel.id, message.id, message.date_sent);
+  else if (ids.length > 0) await copies.execute();
   await queueLinkPreviews(tx, realm, message.id, d.content, rendered);
   if (rendered.attachment_path_ids.length > 0) {
     message.has_attachment = await claimAttachments({ ...ctx, actor: sender }, message.id, rendered.attachment_path_ids);
@@ -532,7 +545,6 @@ export async function sendInternalMessage(ctx: ActionContext, notice: Notice): P
     readBy: [bot.id, ...(notice.readBy ?? [])],
     starredFor: notice.starredFor,
   });
-  if (delivery.channel) await countChannelMessage(tx, realm.id, delivery.channel.id, message.id, message.date_sent);
   return message.id;
 }
 
