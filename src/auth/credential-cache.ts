@@ -10,6 +10,7 @@
 import type { Realm } from '../realm/tables.ts';
 import type { User } from '../users/tables.ts';
 import type { Notice } from '../events/types.ts';
+import { KeptReads } from '../events/kept-reads.ts';
 
 /** An internal event for caches only: its notice has an empty audience, so no queue gets it. */
 export const CREDENTIALS_CHANGED = 'credentials_changed';
@@ -22,34 +23,20 @@ export interface CredentialsChangedEvent {
   user_ids?: number[];
 }
 
-interface Entry {
-  user: User;
-  realm: Realm;
-  expires: number;
-}
-
 type Found = { user: User; realm: Realm } | undefined;
 
 export class CredentialCache {
-  readonly #byKey = new Map<string, Entry>();
+  /** By API key (events/kept-reads.ts). */
+  readonly #byKey: KeptReads<string, { user: User; realm: Realm }>;
   /** Reads under way: a burst of polls with one key (its entry just expired) reads it once. */
   readonly #reading = new Map<string, Promise<Found>>();
-  /** Counts what dropped entries: a read that began before a drop is not remembered. */
-  #drops = 0;
-  readonly #ttlMs: number;
 
   constructor(ttlMs: number) {
-    this.#ttlMs = ttlMs;
+    this.#byKey = new KeptReads(ttlMs);
   }
 
   get(apiKey: string): { user: User; realm: Realm } | undefined {
-    const entry = this.#byKey.get(apiKey);
-    if (!entry) return undefined;
-    if (entry.expires < Date.now()) {
-      this.#byKey.delete(apiKey);
-      return undefined;
-    }
-    return entry;
+    return this.#byKey.get(apiKey);
   }
 
   /**
@@ -58,7 +45,7 @@ export class CredentialCache {
    * before a change dropped entries.
    */
   async load(apiKey: string, read: () => Promise<Found>): Promise<{ found: Found; stamp: number }> {
-    const stamp = this.#drops;
+    const stamp = this.#byKey.stamp;
     let reading = this.#reading.get(apiKey);
     if (!reading) {
       reading = read().finally(() => {
@@ -69,47 +56,42 @@ export class CredentialCache {
     return { found: await reading, stamp };
   }
 
-  set(apiKey: string, user: User, realm: Realm, stamp = this.#drops): void {
-    if (this.#ttlMs <= 0 || stamp !== this.#drops) return;
-    if (this.#byKey.size > 100_000) this.#byKey.clear();
-    this.#byKey.set(apiKey, { user, realm, expires: Date.now() + this.#ttlMs });
+  set(apiKey: string, user: User, realm: Realm, stamp = this.#byKey.stamp): void {
+    this.#byKey.set(stamp, apiKey, realm.id, { user, realm });
   }
 
   /** Forgets everything (after a change made outside the actions, e.g. in tests). */
   clear(): void {
-    this.#dropped();
-    this.#byKey.clear();
+    this.#drop();
   }
 
-  /** Reads under way may have seen what a change replaced: later misses read again. */
-  #dropped(): void {
-    this.#drops++;
+  /** Drops the entries `test` names; reads under way may have seen what a change replaced: later misses read again. */
+  #drop(test?: (entry: { user: User; realm: Realm }, realmId: number) => boolean): void {
+    this.#byKey.drop(test);
     this.#reading.clear();
   }
 
   /** Forgets users' entries at once (their API key changed, or they became long-term idle). */
   forgetUser(userId: number, more: readonly number[] = []): void {
-    this.#dropped();
     const ids = new Set([userId, ...more]);
-    for (const [key, entry] of this.#byKey) if (ids.has(entry.user.id)) this.#byKey.delete(key);
+    this.#drop((entry) => ids.has(entry.user.id));
   }
 
   /** Drops what a published change may have made stale. */
   observe(notice: Notice): void {
     const { event } = notice;
-    if (event.type === 'realm_user' || event.type === 'user_settings' || event.type === 'realm_bot' || event.type === 'realm') this.#dropped();
     if (event.type === 'realm_user' || event.type === 'user_settings') {
       // A user's own settings travel to that user alone: the audience names them.
       const userIds = event.type === 'realm_user' ? [(event.person as { user_id?: number } | undefined)?.user_id] : notice.users;
-      for (const [key, entry] of this.#byKey) if (userIds.includes(entry.user.id)) this.#byKey.delete(key);
+      this.#drop((entry) => userIds.includes(entry.user.id));
     } else if (event.type === 'realm_bot') {
       // A bot's regenerated key (and any other change to it) drops what was remembered.
       const botId = (event.bot as { user_id?: number } | undefined)?.user_id;
-      for (const [key, entry] of this.#byKey) if (entry.user.id === botId) this.#byKey.delete(key);
+      this.#drop((entry) => entry.user.id === botId);
     } else if (event.type === CREDENTIALS_CHANGED) {
       this.forgetUser(event.user_id as number, (event.user_ids as number[] | undefined) ?? []);
     } else if (event.type === 'realm') {
-      for (const [key, entry] of this.#byKey) if (entry.realm.id === notice.realmId) this.#byKey.delete(key);
+      this.#drop((_, realmId) => realmId === notice.realmId);
     }
   }
 }
