@@ -10,6 +10,9 @@ import { startTestServer, type Client, type TestServer } from '../support/server
 import { leanPolls } from '../../src/events/lean-poll.ts';
 import { ROLE } from '../../src/users/roles.ts';
 
+// One process's listener: in a test cluster (CONFAB_TEST_CLUSTER) queues and credential caches
+// are spread over two processes, and a poll of the other's queue is the route's by design.
+const skip = process.env.CONFAB_TEST_CLUSTER === '1' ? 'one process: the test cluster spreads queues over two' : false;
 const timers = { heartbeatMs: 600_000, heartbeatJitterMs: 0, queueTimeoutMs: 600_000, gcIntervalMs: 60_000 };
 let server: TestServer;
 let member: Client;
@@ -76,7 +79,7 @@ async function counted(status: number): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-test('an answer at once: served lean, the same status, headers and bytes as the route, counted the same', async () => {
+test('an answer at once: served lean, the same status, headers and bytes as the route, counted the same', { skip }, async () => {
   const queueId = await register(member);
   await server.owner.patch(`/users/${member.id}`, { full_name: 'Lean Renamed' });
   // The rename dropped the member's cached credentials: a request through the route reads them again.
@@ -102,7 +105,7 @@ test('an answer at once: served lean, the same status, headers and bytes as the 
   assert.equal(empty.lean.body, '{"result":"success","msg":"","events":[]}');
 });
 
-test('a parked poll served lean answers with the bytes the route writes, headers included', async () => {
+test('a parked poll served lean answers with the bytes the route writes, headers included', { skip }, async () => {
   const queueId = await register(member);
   const before = fellThrough;
   const parked = answer(inject(lean, poll(`queue_id=${queueId}&last_event_id=-1`)));
@@ -116,7 +119,7 @@ test('a parked poll served lean answers with the bytes the route writes, headers
   assert.equal(leanAnswer.headers['content-type'], 'application/json; charset=utf-8');
 });
 
-test('everything but the common poll goes to the route, and answers as it does', async () => {
+test('everything but the common poll goes to the route, and answers as it does', { skip }, async () => {
   const queueId = await register(member);
   const other = await server.createUser({ fullName: 'Other Lean' });
   const otherQueue = await register(other);
@@ -168,7 +171,7 @@ test('everything but the common poll goes to the route, and answers as it does',
   assert.match(kept.lean.body, /"full_name":"Lean Event Two"/);
 });
 
-test('credentials the cache does not hold are read by the route; then the poll is served lean', async () => {
+test('credentials the cache does not hold are read by the route; then the poll is served lean', { skip }, async () => {
   const queueId = await register(member);
   server.svc.credentials.clear();
   const first = await both(poll(`queue_id=${queueId}&last_event_id=-1&dont_block=true`));
@@ -179,7 +182,7 @@ test('credentials the cache does not hold are read by the route; then the poll i
   assert.deepEqual(second.lean, second.fastify);
 });
 
-test('a deactivated account and a closing server: left to the route', async () => {
+test('a deactivated account and a closing server: left to the route', { skip }, async () => {
   const leaving = await server.createUser({ fullName: 'Leaving Lean' });
   const queueId = await register(leaving);
   closing = true;
