@@ -18,6 +18,7 @@ import { LocalEventBus } from './events/bus.ts';
 import { CredentialCache } from './auth/credential-cache.ts';
 import { ViewerCache } from './channels/viewer-cache.ts';
 import { LinkifierCache } from './linkifiers/cache.ts';
+import { UserListCache } from './users/list-cache.ts';
 import { RenderPool } from './markdown/index.ts';
 import { startScheduler } from './scheduled_messages/scheduler.ts';
 import { localFileStorage, uploadsRoot } from './uploads/storage.ts';
@@ -140,15 +141,18 @@ async function buildServicesWith(
   const credentials = new CredentialCache(config.credentialCacheMs);
   const viewers = new ViewerCache(config.credentialCacheMs);
   const linkifiers = new LinkifierCache(config.credentialCacheMs);
+  const userLists = new UserListCache(config.credentialCacheMs);
   local.observe((notice) => {
     credentials.observe(notice);
     viewers.observe(notice);
     linkifiers.observe(notice);
+    userLists.observe(notice);
   });
   local.onMissed(() => {
     credentials.clear();
     viewers.clear();
     linkifiers.clear();
+    userLists.clear();
   });
   const cluster = broker ? clusterServices(broker, local, queues, config, log) : undefined;
   const metrics = new Metrics();
@@ -172,6 +176,7 @@ async function buildServicesWith(
     credentials,
     viewers,
     linkifiers,
+    userLists,
     markdown,
     passwords: argon2Hasher(config.passwordHash),
     storage: localFileStorage(uploadsRoot(config)),

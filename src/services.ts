@@ -10,6 +10,7 @@ import type { RemoteQueues } from './events/fetch.ts';
 import type { CredentialCache } from './auth/credential-cache.ts';
 import type { ViewerCache } from './channels/viewer-cache.ts';
 import type { LinkifierCache } from './linkifiers/cache.ts';
+import type { UserListCache } from './users/list-cache.ts';
 import type { RenderPool } from './markdown/index.ts';
 import type { FileStorage } from './uploads/storage.ts';
 import type { Mailer } from './email/mailer.ts';
@@ -33,6 +34,8 @@ export interface Services {
   viewers: ViewerCache;
   /** Each organization's linkifiers, for renders outside a transaction. */
   linkifiers: LinkifierCache;
+  /** Each organization's user list as register sends it. */
+  userLists: UserListCache;
   /** Worker threads that render Markdown with time and size limits. */
   markdown: RenderPool;
   passwords: PasswordHasher;

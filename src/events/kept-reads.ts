@@ -2,7 +2,7 @@
 // event bus carries a change that may touch it (with a broker every process hears every
 // notice). The TTL (config.credentialCacheMs; 0 keeps nothing) bounds what a change made
 // outside the broker leaves stale. A read that began before a drop is not kept: take
-// `stamp` before reading and give it to `set`. The credential, viewer and linkifier
+// `stamp` before reading and give it to `set`. The credential, viewer, linkifier and user-list
 // caches are this mechanism with their own keys and the notices that drop them.
 
 interface Entry<V> {

@@ -19,6 +19,7 @@ import { checkOrigin } from '../auth/sessions.ts';
 import { applyRateLimit } from '../auth/rate-limit-http.ts';
 import { MAX_ROW_ID } from '../db/ids.ts';
 import { isRefusedValue } from '../db/errors.ts';
+import { hasRawMember, serializeMembers } from './raw-json.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The browser's API: the same table, authenticated by the session cookie (the reference's /json). */
@@ -317,12 +318,15 @@ async function dispatch(
     const result = await endpoint.handler(ctx, { ...parsed.values, ...pathValues });
     if (result === DEFERRED) return reply;
     const ignored = ignoredParameters(source, consumed);
-    return reply.send({
+    const envelope = {
       result: 'success',
       msg: '',
       ...result,
       ...(ignored.length > 0 ? { ignored_parameters_unsupported: ignored } : {}),
-    });
+    };
+    // Members kept serialized are spliced in, not parsed and serialized again.
+    if (hasRawMember(result)) return reply.type(JSON_TYPE).send(serializeMembers(envelope));
+    return reply.send(envelope);
   } catch (err) {
     if (err instanceof ApiError) return sendError(reply, mount, err);
     // A value no check caught but the database refused: the request's fault, and its

@@ -4,10 +4,11 @@
 import type { RegisterContext, StateSection } from '../events/state.ts';
 import type { ServerEvent } from '../events/types.ts';
 import type { User } from './tables.ts';
-import { canAccess, listUserCards, viewerAccess } from './queries.ts';
+import { canAccess, viewerAccess } from './queries.ts';
 import { avatarUrl, formatUser, mediumAvatarUrl, type ApiUser } from './format.ts';
 import { isAdmin, isGuest, isModerator, isOwner, ROLE } from './roles.ts';
-import { profileDataFor } from './profile-data.ts';
+import { RawJson, rawArray } from '../http/raw-json.ts';
+import type { KeptUserList, SerializedLists } from './list-cache.ts';
 import { groupSettingValues, type GroupSettingValue } from '../user_groups/group-setting.ts';
 import { REALM_PERMISSION_SETTINGS, type RealmPermission } from '../user_groups/permission-settings.ts';
 import { realmHost, settingsOf } from '../realm/queries.ts';
@@ -143,8 +144,8 @@ interface OwnFacts extends OwnPermissions, ReturnType<typeof roleFacts> {
 }
 
 interface UserLists {
-  realm_users: UserEntry[];
-  realm_non_active_users: UserEntry[];
+  realm_users: UserEntry[] | RawJson;
+  realm_non_active_users: UserEntry[] | RawJson;
   cross_realm_bots: ApiUser[];
 }
 
@@ -226,29 +227,20 @@ export const usersSection: StateSection<UsersState> = {
     // Spectators see no user list: addresses and names are for members.
     if (!user) return { realm_users: [], realm_non_active_users: [], cross_realm_bots: [] };
     // Independent reads, started together: on PostgreSQL each takes a connection of its own.
-    const [everyone, access, own] = await Promise.all([listUserCards(svc.db, realm.id), viewerAccess(ctx), ownFacts(ctx, user)]);
-    const users = everyone.filter((u) => !u.is_system_bot);
-    const profiles = await profileDataFor(svc.db, realm.id, users);
-    const active: UserEntry[] = [];
-    const inactive: UserEntry[] = [];
-    const opts = { clientSvcavatar: ctx.clientSvcavatar, withoutActive: true };
-    const host = realmHost(realm, svc.config);
-    for (const u of users) {
-      if (canAccess(access, u.id)) {
-        const entry: Omit<ApiUser, 'is_active'> = formatUser(u, user, opts);
-        if (!u.is_bot) entry.profile_data = profiles.get(u.id) ?? {};
-        (u.is_active ? active : inactive).push(entry);
-      } else if (!ctx.capabilities.user_list_incomplete) {
-        // As the reference: an "Unknown user" reads as active, so that nothing about them shows.
-        active.push(unknownUser(u.id, host));
-      }
-    }
+    const [list, access, ownFields] = await Promise.all([svc.userLists.get(svc.db, realm.id), viewerAccess(ctx), ownFacts(ctx, user)]);
+    const lists = list.serializedFor(user.role, ctx.clientSvcavatar);
+    // One's own entry differs from everyone else's view of it (the real email).
+    const own = JSON.stringify(list.entry(list.card(user.id) ?? user, user, ctx.clientSvcavatar));
+    const [realmUsers, nonActiveUsers] =
+      access === 'all'
+        ? [lists.active.replacing(user.id, own), lists.inactive.replacing(user.id, own)]
+        : limitedLists(list, lists, access, user.id, own, ctx.capabilities.user_list_incomplete ? undefined : realmHost(realm, svc.config));
     // As the reference: system bots never own anything a client should manage.
-    const crossRealmBots = everyone
+    const crossRealmBots = list.cards
       .filter((u) => u.is_system_bot)
       .sort(byFullName)
       .map((bot) => ({ ...formatUser(bot, user, { clientSvcavatar: false }), bot_owner_id: null }));
-    return { realm_users: active, realm_non_active_users: inactive, cross_realm_bots: crossRealmBots, ...own };
+    return { realm_users: realmUsers, realm_non_active_users: nonActiveUsers, cross_realm_bots: crossRealmBots, ...ownFields };
   },
   apply(state, event, ctx) {
     if (event.type === 'realm_user') applyRealmUserEvent(state, event, ctx);
@@ -258,9 +250,43 @@ export const usersSection: StateSection<UsersState> = {
   },
 };
 
+/**
+ * The lists of a viewer who sees only some users: the others are left out, or shown as
+ * "Unknown user" (active, so that nothing about them shows) when `unknownHost` is given.
+ */
+function limitedLists(
+  list: KeptUserList,
+  lists: SerializedLists,
+  access: Set<number>,
+  viewerId: number,
+  own: string,
+  unknownHost: string | undefined,
+): [RawJson, RawJson] {
+  const active: Buffer[] = [];
+  const inactive: Buffer[] = [];
+  for (const u of list.cards) {
+    if (u.is_system_bot) continue;
+    if (canAccess(access, u.id)) {
+      const entry = u.id === viewerId ? Buffer.from(own) : (lists.active.entry(u.id) ?? lists.inactive.entry(u.id))!;
+      (u.is_active ? active : inactive).push(entry);
+    } else if (unknownHost !== undefined) {
+      active.push(Buffer.from(JSON.stringify(unknownUser(u.id, unknownHost))));
+    }
+  }
+  return [rawArray(active), rawArray(inactive)];
+}
+
+/** The lists as arrays, to change them: fetch leaves them serialized. */
+function listsOf(state: UsersState): [UserEntry[], UserEntry[]] {
+  const parsed = (list: UserEntry[] | RawJson) => (list instanceof RawJson ? (list.parse() as UserEntry[]) : list);
+  state.realm_users = parsed(state.realm_users);
+  state.realm_non_active_users = parsed(state.realm_non_active_users);
+  return [state.realm_users, state.realm_non_active_users];
+}
+
 function applyRealmUserEvent(state: UsersState, event: RealmUserEvent, ctx: RegisterContext): void {
   const person: Person = event.person;
-  const lists = [state.realm_users, state.realm_non_active_users];
+  const lists = listsOf(state);
   const find = () => {
     for (const list of lists) {
       const i = list.findIndex((u) => u.user_id === person.user_id);

@@ -100,6 +100,34 @@ test('fetch_event_types chooses the sections; event_types is the fallback', asyn
   ]);
 });
 
+test('realm_users kept between registers: each viewer sees its own address, others as their role allows, and changes at once', async () => {
+  const a = await server.createUser({ role: ROLE.MEMBER, fullName: 'Kept A' });
+  const b = await server.createUser({ role: ROLE.MEMBER, fullName: 'Kept B' });
+  // Addresses visible to administrators only.
+  for (const c of [a, b]) assert.equal((await c.patch('/settings', { email_address_visibility: 3 })).status, 200);
+  const address = async (c: Client) => (await c.get('/users/me')).body.delivery_email as string;
+  const entryOf = (state: any, id: number) => state.realm_users.find((u: any) => u.user_id === id);
+  const params = { fetch_event_types: ['realm_user'], client_svcavatar: false };
+  // Two members one after the other: the second is served the list the first one's register kept.
+  const seenByA = await register(a, params);
+  const seenByB = await register(b, params);
+  assert.equal(entryOf(seenByA, a.id).delivery_email, await address(a));
+  assert.equal(entryOf(seenByA, b.id).delivery_email, null);
+  assert.equal(entryOf(seenByB, b.id).delivery_email, await address(b));
+  assert.equal(entryOf(seenByB, a.id).delivery_email, null);
+  const seenByOwner = await register(server.owner, params);
+  assert.equal(entryOf(seenByOwner, a.id).delivery_email, await address(a));
+  // A change is in the next register's list.
+  assert.equal((await server.owner.patch(`/users/${a.id}`, { full_name: 'Kept A renamed' })).status, 200);
+  assert.equal(entryOf(await register(b, params), a.id).full_name, 'Kept A renamed');
+  assert.equal((await server.owner.delete(`/users/${b.id}`)).status, 200);
+  const after = await register(a, params);
+  assert.equal(entryOf(after, b.id), undefined);
+  assert.ok(after.realm_non_active_users.some((u: any) => u.user_id === b.id));
+  // The tests below expect every active address visible.
+  assert.equal((await a.patch('/settings', { email_address_visibility: 1 })).status, 200);
+});
+
 test('realm_users: active users without is_active, others in realm_non_active_users, avatars by client_svcavatar', async () => {
   const gone = await server.createUser({ fullName: 'Gone Away' });
   await server.owner.delete(`/users/${gone.id}`);
