@@ -37,12 +37,14 @@ export class LocalEventBus implements EventPublisher {
   /** Delivers to this process's queues (only to `only`, for queues adopted from another process). */
   deliver(notice: Notice, only?: ReadonlySet<EventQueue>): void {
     if (!only) for (const observer of this.#observers) observer(notice);
-    const reached = new Set<EventQueue>();
+    // A queue is indexed under its own user: the users' queues are reached once each, and a
+    // public listener was reached already when its user is one of them (a set of user ids,
+    // not of thousands of queues).
+    const users = new Set(notice.users);
     // Queues of one shape share its events (and so their JSON text, see EventQueue.eventsJson).
     const shapes = new Map<string, ServerEvent[]>();
     const push = (queue: EventQueue) => {
-      if (queue.options.realmId !== notice.realmId || reached.has(queue) || (only && !only.has(queue))) return;
-      reached.add(queue);
+      if (queue.options.realmId !== notice.realmId || (only && !only.has(queue))) return;
       const key = shapeKey(queue, notice);
       let events = key === undefined ? undefined : shapes.get(key);
       if (events === undefined) {
@@ -51,8 +53,8 @@ export class LocalEventBus implements EventPublisher {
       }
       for (const event of events) queue.push(event);
     };
-    for (const userId of notice.users) for (const queue of this.#queues.forUser(userId)) push(queue);
-    if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) push(queue);
+    for (const userId of users) for (const queue of this.#queues.forUser(userId)) push(queue);
+    if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) if (!users.has(queue.options.userId)) push(queue);
     // A deactivated user hears nothing more, so their queues would drift from the truth: they go,
     // and a reactivated client registers afresh (its old queue id is BAD_EVENT_QUEUE_ID).
     const { event } = notice;
