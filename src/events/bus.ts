@@ -7,6 +7,9 @@ import type { QueueRegistry } from './queues.ts';
 import type { EventQueue } from './queue.ts';
 import { shapeFor, shapeKey } from './shape.ts';
 
+/** Deliveries so far, by every bus of the process: each marks the queues it reached (EventQueue.reachedBy). */
+let deliveries = 0;
+
 export class LocalEventBus implements EventPublisher {
   readonly #queues: QueueRegistry;
   readonly #observers: ((notice: Notice) => void)[] = [];
@@ -37,14 +40,14 @@ export class LocalEventBus implements EventPublisher {
   /** Delivers to this process's queues (only to `only`, for queues adopted from another process). */
   deliver(notice: Notice, only?: ReadonlySet<EventQueue>): void {
     if (!only) for (const observer of this.#observers) observer(notice);
-    // A queue is indexed under its own user: the users' queues are reached once each, and a
-    // public listener was reached already when its user is one of them (a set of user ids,
-    // not of thousands of queues).
-    const users = new Set(notice.users);
+    // Each queue once (a user named twice, a public listener among the users): marked with this
+    // delivery's number, not kept in a set of thousands of queues.
+    const delivery = ++deliveries;
     // Queues of one shape share its events (and so their JSON text, see EventQueue.eventsJson).
     const shapes = new Map<string, ServerEvent[]>();
     const push = (queue: EventQueue) => {
-      if (queue.options.realmId !== notice.realmId || (only && !only.has(queue))) return;
+      if (queue.options.realmId !== notice.realmId || queue.reachedBy === delivery || (only && !only.has(queue))) return;
+      queue.reachedBy = delivery;
       const key = shapeKey(queue, notice);
       let events = key === undefined ? undefined : shapes.get(key);
       if (events === undefined) {
@@ -53,8 +56,8 @@ export class LocalEventBus implements EventPublisher {
       }
       for (const event of events) queue.push(event);
     };
-    for (const userId of users) for (const queue of this.#queues.forUser(userId)) push(queue);
-    if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) if (!users.has(queue.options.userId)) push(queue);
+    for (const userId of notice.users) for (const queue of this.#queues.forUser(userId)) push(queue);
+    if (notice.publicChannel) for (const queue of this.#queues.publicListeners(notice.realmId)) push(queue);
     // A deactivated user hears nothing more, so their queues would drift from the truth: they go,
     // and a reactivated client registers afresh (its old queue id is BAD_EVENT_QUEUE_ID).
     const { event } = notice;

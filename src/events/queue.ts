@@ -133,6 +133,8 @@ export class EventQueue {
   /** More than MAX_QUEUE_EVENTS were waiting: the queue is gone for its client. */
   overflowed = false;
   #waiter: Waiter | undefined;
+  /** The bus's last delivery that reached this queue (see LocalEventBus.deliver). */
+  reachedBy = 0;
   /** The options' part of its shape key, made once by shape.ts (a field: read for every notice). */
   optionsShapeKey: string | undefined;
   /**

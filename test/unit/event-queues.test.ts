@@ -148,6 +148,13 @@ test('a notice reaches each queue once: users named twice, a public listener amo
   );
 });
 
+test("a queue's shape key (its options' part) is made as the registry creates it, not at its first event", () => {
+  const registry = new QueueRegistry();
+  const [a, b] = [registry.create(options(1)), registry.create({ ...options(2), eventTypes: ['typing', 'message'] })];
+  assert.equal(a.optionsShapeKey, JSON.stringify([null, [], true, false, false, capabilities()]));
+  assert.equal(b.optionsShapeKey, JSON.stringify([['message', 'typing'], [], true, false, false, capabilities()]));
+});
+
 test('heartbeat delays come in steps, within the jitter', () => {
   for (let i = 0; i < 200; i++) {
     const delay = heartbeatDelay(45_000, 10_000);
