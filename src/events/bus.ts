@@ -7,6 +7,9 @@ import type { QueueRegistry } from './queues.ts';
 import type { EventQueue } from './queue.ts';
 import { shapeFor, shapeKey } from './shape.ts';
 
+/** Deliveries so far, by every bus of the process: each marks the queues it reached (EventQueue.reachedBy). */
+let deliveries = 0;
+
 export class LocalEventBus implements EventPublisher {
   readonly #queues: QueueRegistry;
   readonly #observers: ((notice: Notice) => void)[] = [];
@@ -37,12 +40,14 @@ export class LocalEventBus implements EventPublisher {
   /** Delivers to this process's queues (only to `only`, for queues adopted from another process). */
   deliver(notice: Notice, only?: ReadonlySet<EventQueue>): void {
     if (!only) for (const observer of this.#observers) observer(notice);
-    const reached = new Set<EventQueue>();
+    // Each queue once (a user named twice, a public listener among the users): marked with this
+    // delivery's number, not kept in a set of thousands of queues.
+    const delivery = ++deliveries;
     // Queues of one shape share its events (and so their JSON text, see EventQueue.eventsJson).
     const shapes = new Map<string, ServerEvent[]>();
     const push = (queue: EventQueue) => {
-      if (queue.options.realmId !== notice.realmId || reached.has(queue) || (only && !only.has(queue))) return;
-      reached.add(queue);
+      if (queue.options.realmId !== notice.realmId || queue.reachedBy === delivery || (only && !only.has(queue))) return;
+      queue.reachedBy = delivery;
       const key = shapeKey(queue, notice);
       let events = key === undefined ? undefined : shapes.get(key);
       if (events === undefined) {

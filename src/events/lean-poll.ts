@@ -9,6 +9,7 @@
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Services } from '../services.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { API_PREFIX, INCOMING_WEBHOOK_BOT, NO_CACHE, onGone, writeSuccess, type DeferredAnswer } from '../http/router.ts';
 import { PLAIN_INTEGER } from '../http/params.ts';
 import { MAX_URL_LENGTH } from '../http/refusals.ts';
@@ -28,14 +29,37 @@ const PLAIN_QUEUE_ID = /^[\w.:-]{1,200}$/;
  * other request to `fallback` (Fastify's). `closing`: Fastify is closing (it answers 503).
  */
 export function leanPolls(svc: Services, fallback: RequestListener, closing: () => boolean): RequestListener {
+  const count = answerCounter(svc.metrics);
   return (req, res) => {
-    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !served(svc, req, res)) fallback(req, res);
+    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !served(svc, count, req, res)) fallback(req, res);
   };
 }
 
-function served(svc: Services, req: IncomingMessage, res: ServerResponse): boolean {
+/** Counts an answer that took `seconds`. */
+type CountAnswer = (seconds: number) => void;
+
+/**
+ * Answers counted as Fastify's metrics hook counts them, once the answers written together
+ * (a fan-out's thousands) are all written: one increment of the counter for all of them,
+ * and none of the metrics' work between two answers' writes.
+ */
+function answerCounter(metrics: Metrics): CountAnswer {
+  let pending: number[] = [];
+  const flush = () => {
+    const answered = pending;
+    pending = [];
+    metrics.requests.inc(METRIC_LABELS, answered.length);
+    for (const seconds of answered) metrics.requestSeconds.observe(METRIC_LABELS, seconds);
+  };
+  return (seconds) => {
+    if (pending.length === 0) queueMicrotask(flush);
+    pending.push(seconds);
+  };
+}
+
+function served(svc: Services, count: CountAnswer, req: IncomingMessage, res: ServerResponse): boolean {
   try {
-    return poll(svc, req, res);
+    return poll(svc, count, req, res);
   } catch {
     // Unforeseen: unless something was written, the route answers it as it would (and logs it).
     return res.headersSent;
@@ -43,7 +67,7 @@ function served(svc: Services, req: IncomingMessage, res: ServerResponse): boole
 }
 
 /** Serves the poll, or returns false with nothing written or changed. */
-function poll(svc: Services, req: IncomingMessage, res: ServerResponse): boolean {
+function poll(svc: Services, count: CountAnswer, req: IncomingMessage, res: ServerResponse): boolean {
   const started = performance.now();
   const { headers } = req;
   const url = req.url!;
@@ -68,7 +92,7 @@ function poll(svc: Services, req: IncomingMessage, res: ServerResponse): boolean
     // Refused before anything was pruned: the route refuses it the same way.
     return false;
   }
-  const answer = leanAnswer(svc, res, started);
+  const answer = leanAnswer(res, started, count);
   if (answersNow(svc, queue, q)) answer.succeed(`"events":${queue.eventsJson(queue.events)}`);
   else parkPoll(svc, queue, answer);
   return true;
@@ -93,13 +117,11 @@ function pollParams(query: string): PollParams | undefined {
   return { queue_id: queueId, last_event_id: lastEventId, dont_block: dontBlock ?? false };
 }
 
-/** The route's answer written to `res`, counted as Fastify's metrics hook counts it. */
-function leanAnswer(svc: Services, res: ServerResponse, started: number): DeferredAnswer {
+/** The route's answer written to `res`, and counted. */
+function leanAnswer(res: ServerResponse, started: number, count: CountAnswer): DeferredAnswer {
   return {
     succeed(members) {
-      if (!writeSuccess(res, { 'cache-control': NO_CACHE }, members)) return;
-      svc.metrics.requests.inc(METRIC_LABELS);
-      svc.metrics.requestSeconds.observe(METRIC_LABELS, (performance.now() - started) / 1000);
+      if (writeSuccess(res, { 'cache-control': NO_CACHE }, members)) count((performance.now() - started) / 1000);
     },
     onGone: (listener) => onGone(res, listener),
   };

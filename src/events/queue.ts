@@ -133,10 +133,16 @@ export class EventQueue {
   /** More than MAX_QUEUE_EVENTS were waiting: the queue is gone for its client. */
   overflowed = false;
   #waiter: Waiter | undefined;
+  /** The bus's last delivery that reached this queue (see LocalEventBus.deliver). */
+  reachedBy = 0;
   /** The options' part of its shape key, made once by shape.ts (a field: read for every notice). */
   optionsShapeKey: string | undefined;
-  /** The newest event and the shaped event it copies (often shared by many queues): its JSON is made once. */
-  #newest: { queued: QueuedEvent; shaped: ServerEvent } | undefined;
+  /**
+   * The newest event and the shaped event it copies (often shared by many queues): its JSON is
+   * made once. Two fields, not an object: one more object per queue and event outlives a fan-out.
+   */
+  #newestQueued: QueuedEvent | undefined;
+  #newestShaped: ServerEvent | undefined;
   readonly #heartbeats: Heartbeats;
 
   /** `heartbeats`: the registry's, shared by its queues (one timer per step for all of them). */
@@ -159,7 +165,8 @@ export class EventQueue {
   push(event: ServerEvent): QueuedEvent {
     const queued = { ...event, id: this.nextId++ } as QueuedEvent;
     if (this.overflowed) return queued;
-    this.#newest = { queued, shaped: event };
+    this.#newestQueued = queued;
+    this.#newestShaped = event;
     this.events.push(queued);
     if (this.events.length > MAX_QUEUE_EVENTS) {
       this.overflowed = true;
@@ -219,15 +226,21 @@ export class EventQueue {
 
   /**
    * `events` as a JSON array, the same text as JSON.stringify's: the newest event's
-   * text is its shaped event's, made once for every queue that holds that shape.
+   * text is its shaped event's, made once for every queue that holds that shape; a
+   * woken poll's array (that event alone) is one text for every queue at the same id.
    */
   eventsJson(events: readonly QueuedEvent[]): string {
-    const newest = this.#newest;
+    const newest = this.#newestQueued;
+    const shaped = this.#newestShaped!;
+    if (events.length === 1 && newest !== undefined && newest === events[0]) {
+      const json = shapedJson(shaped, newest.id);
+      return (json.array ||= `[${json.event}]`);
+    }
     let text = '[';
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
       if (i > 0) text += ',';
-      text += newest?.queued === event ? withId(newest.shaped, event.id) : JSON.stringify(event);
+      text += newest !== undefined && newest === event ? shapedJson(shaped, event.id).event : JSON.stringify(event);
     }
     return `${text}]`;
   }
@@ -255,12 +268,37 @@ export class EventQueue {
   }
 }
 
-const shapedText = new WeakMap<ServerEvent, string>();
+/** A shaped event's text, and the last id it was asked with: its event and its array alone ('' until asked). */
+interface ShapedJson {
+  readonly text: string;
+  id: number;
+  event: string;
+  array: string;
+}
 
-/** JSON of `{ ...shaped, id }`: the shaped event's text (made once) with the id appended. */
-function withId(shaped: ServerEvent, id: number): string {
-  let text = shapedText.get(shaped);
-  if (text === undefined) shapedText.set(shaped, (text = JSON.stringify(shaped)));
+const shapedTexts = new WeakMap<ServerEvent, ShapedJson>();
+
+/**
+ * JSON of `{ ...shaped, id }` (`event`) and of `[{ ...shaped, id }]` (`array`): the shaped
+ * event's text is made once; at a fan-out most queues ask with the same id, and share both.
+ */
+function shapedJson(shaped: ServerEvent, id: number): ShapedJson {
+  let json = shapedTexts.get(shaped);
+  if (json === undefined) {
+    const text = JSON.stringify(shaped);
+    json = { text, id: Number.NaN, event: '', array: '' };
+    shapedTexts.set(shaped, json);
+  }
+  if (json.id !== id) {
+    json.id = id;
+    json.event = withId(shaped, json.text, id);
+    json.array = '';
+  }
+  return json;
+}
+
+/** JSON of `{ ...shaped, id }` from the shaped event's `text`. */
+function withId(shaped: ServerEvent, text: string, id: number): string {
   // An event with an id of its own keeps it in place: JSON.stringify says where.
   if (text === '{}' || Object.hasOwn(shaped, 'id')) return JSON.stringify({ ...shaped, id });
   return `${text.slice(0, -1)},"id":${id}}`;

@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, write
 import { join } from 'node:path';
 import { EventQueue, Heartbeats, badQueueId, type QueueOptions, type QueuedEvent, type SavedQueue } from './queue.ts';
 import type { ServerEvent } from './types.ts';
+import { optionsShapeKey } from './shape.ts';
 
 export class QueueRegistry {
   readonly #byId = new Map<string, EventQueue>();
@@ -27,6 +28,8 @@ export class QueueRegistry {
 
   create(options: QueueOptions, saved?: SavedQueue): EventQueue {
     const queue = new EventQueue(options, this.#heartbeats, saved, this.idPrefix);
+    // Made now rather than on the path of the first fan-out to reach the queue.
+    optionsShapeKey(queue);
     this.#byId.set(queue.id, queue);
     addTo(this.#byUser, options.userId, queue);
     // Only `all_public_streams` widens what a queue receives (a `narrow` filters the user's own

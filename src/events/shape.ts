@@ -127,17 +127,23 @@ export function shapeFor(queue: EventQueue, notice: Notice): ServerEvent[] {
  */
 export function shapeKey(queue: EventQueue, notice: Notice): string | undefined {
   if (notice.localEcho?.queueId === queue.id) return undefined;
+  let key = optionsShapeKey(queue);
+  const userId = queue.options.userId;
+  const own = notice.perUser?.[userId];
+  if (own !== undefined) key += `\u0000${JSON.stringify(own)}`;
+  const nullable = notice.hidden?.avatar_nullable_for;
+  if (Array.isArray(nullable)) key += nullable.includes(userId) ? '\u0000n' : '\u0000-';
+  return key;
+}
+
+/** The options' part of a queue's shape key, made once (the registry makes it as it creates the queue). */
+export function optionsShapeKey(queue: EventQueue): string {
   let key = queue.optionsShapeKey;
   if (key === undefined) {
     const o = queue.options;
     const types = queue.eventTypes === null ? null : [...queue.eventTypes].sort();
     key = queue.optionsShapeKey = JSON.stringify([types, o.narrow, o.applyMarkdown, o.clientSvcavatar, o.slimPresence, o.capabilities]);
   }
-  const userId = queue.options.userId;
-  const own = notice.perUser?.[userId];
-  if (own !== undefined) key += `\u0000${JSON.stringify(own)}`;
-  const nullable = notice.hidden?.avatar_nullable_for;
-  if (Array.isArray(nullable)) key += nullable.includes(userId) ? '\u0000n' : '\u0000-';
   return key;
 }
 

@@ -375,12 +375,24 @@ function deferredAnswer(reply: FastifyReply, ignored: string): DeferredAnswer {
  */
 export function writeSuccess(res: ServerResponse, headers: Record<string, string | number | string[] | undefined>, members: string): boolean {
   if (res.headersSent || res.destroyed) return false;
-  const body = `{"result":"success","msg":"",${members}}`;
+  const { body, length } = successEnvelope(members);
   headers['content-type'] = JSON_TYPE;
-  headers['content-length'] = Buffer.byteLength(body);
+  headers['content-length'] = length;
   res.writeHead(200, headers as OutgoingHttpHeaders);
   res.end(body);
   return true;
+}
+
+/** The last envelope made: a fan-out answers thousands of polls with the same members. */
+let lastEnvelope: { members: string; body: string; length: number } | undefined;
+
+/** The success envelope around `members`, and its length in bytes. */
+function successEnvelope(members: string): { body: string; length: number } {
+  if (lastEnvelope?.members !== members) {
+    const body = `{"result":"success","msg":"",${members}}`;
+    lastEnvelope = { members, body, length: Buffer.byteLength(body) };
+  }
+  return lastEnvelope;
 }
 
 export function notFoundRoute(reply: FastifyReply): FastifyReply {

@@ -119,6 +119,31 @@ test('a parked poll served lean answers with the bytes the route writes, headers
   assert.equal(leanAnswer.headers['content-type'], 'application/json; charset=utf-8');
 });
 
+test('one event to parked polls at different event ids: each answer its own bytes, each counted once', { skip }, async () => {
+  const first = await register(member);
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Lean Fan-out' });
+  // `first` holds the rename as event 0 (acknowledged by its poll), the others nothing yet.
+  const polls: { queueId: string; last: number; next: number }[] = [
+    { queueId: first, last: 0, next: 1 },
+    { queueId: await register(member), last: -1, next: 0 },
+    { queueId: await register(member), last: -1, next: 0 },
+  ];
+  const parked = polls.map((p) => answer(inject(lean, poll(`queue_id=${p.queueId}&last_event_id=${p.last}`))));
+  for (const p of polls) while (!server.svc.queues.get(p.queueId, member.id).waiting) await new Promise((r) => setTimeout(r, 5));
+  const countedBefore = await counted(200);
+  const before = fellThrough;
+  await server.owner.patch(`/users/${member.id}`, { full_name: 'Lean Fan-out Two' });
+  const answers = await Promise.all(parked);
+  assert.equal(fellThrough, before, 'served lean');
+  assert.equal((await counted(200)) - countedBefore, 3, 'each answer counted once');
+  for (const [i, p] of polls.entries()) {
+    const fastify = await answer(server.app.inject(poll(`queue_id=${p.queueId}&last_event_id=${p.last}&dont_block=true`)));
+    assert.deepEqual(answers[i], fastify, p.queueId);
+    assert.match(answers[i].body, /"full_name":"Lean Fan-out Two"/);
+    assert.ok(answers[i].body.endsWith(`,"id":${p.next}}]}`), answers[i].body);
+  }
+});
+
 test('everything but the common poll goes to the route, and answers as it does', { skip }, async () => {
   const queueId = await register(member);
   const other = await server.createUser({ fullName: 'Other Lean' });

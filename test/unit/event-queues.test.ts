@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_QUEUE_EVENTS, capabilities, heartbeatDelay, type QueueOptions } from '../../src/events/queue.ts';
 import { QueueRegistry } from '../../src/events/queues.ts';
+import { LocalEventBus } from '../../src/events/bus.ts';
 import { ApiError } from '../../src/http/errors.ts';
 
 /** Partial events (what the queue mechanics need), loosely typed on purpose. */
@@ -105,6 +106,53 @@ test("an answer's JSON is JSON.stringify's, the newest event's text shared by th
   a.push(ownId);
   assert.equal(a.eventsJson(a.events), JSON.stringify(a.events));
   assert.equal(a.eventsJson([]), '[]');
+});
+
+test("a woken poll's array: one text per event id, each queue with its own id", () => {
+  const registry = new QueueRegistry();
+  const [a, b, c] = [registry.create(options(1)), registry.create(options(2)), registry.create(options(3))];
+  b.push(loose({ type: 'typing', op: 'start' }));
+  b.acknowledge(0);
+  const shaped = loose({ type: 'realm_user', op: 'update', person: { user_id: 9, full_name: 'Ünïcode "quoted"' } });
+  for (const q of [a, b, c]) q.push(shaped);
+  // a and c hold the event as id 0, b as id 1: asked in turns, each gets its own id.
+  for (const q of [a, b, c, b, a]) assert.equal(q.eventsJson(q.events), JSON.stringify(q.events));
+  // The newest event among older ones, and alone again after them.
+  b.push(shaped);
+  assert.equal(b.eventsJson(b.events), JSON.stringify(b.events));
+  assert.equal(b.eventsJson(b.events.slice(-1)), JSON.stringify(b.events.slice(-1)));
+  assert.equal(a.eventsJson(a.events), JSON.stringify(a.events));
+});
+
+test('a notice reaches each queue once: users named twice, a public listener among them', () => {
+  const registry = new QueueRegistry();
+  const bus = new LocalEventBus(registry);
+  const listener = registry.create({ ...options(1), allPublicStreams: true });
+  const [own, other] = [registry.create(options(2)), registry.create({ ...options(3), allPublicStreams: true })];
+  const event = loose({ type: 'typing', op: 'start' });
+  bus.deliver({ realmId: 1, event, users: [1, 2, 1], publicChannel: true });
+  assert.deepEqual(
+    [listener, own, other].map((q) => q.events.length),
+    [1, 1, 1],
+  );
+  bus.deliver({ realmId: 1, event, users: [2, 2] });
+  assert.deepEqual(
+    [listener, own, other].map((q) => q.events.length),
+    [1, 2, 1],
+  );
+  // Another organization's notice reaches none of them.
+  bus.deliver({ realmId: 2, event, users: [1, 2], publicChannel: true });
+  assert.deepEqual(
+    [listener, own, other].map((q) => q.events.length),
+    [1, 2, 1],
+  );
+});
+
+test("a queue's shape key (its options' part) is made as the registry creates it, not at its first event", () => {
+  const registry = new QueueRegistry();
+  const [a, b] = [registry.create(options(1)), registry.create({ ...options(2), eventTypes: ['typing', 'message'] })];
+  assert.equal(a.optionsShapeKey, JSON.stringify([null, [], true, false, false, capabilities()]));
+  assert.equal(b.optionsShapeKey, JSON.stringify([['message', 'typing'], [], true, false, false, capabilities()]));
 });
 
 test('heartbeat delays come in steps, within the jitter', () => {
