@@ -58,11 +58,10 @@ export interface SerializedLists {
 export class KeptUserList {
   /** Every user of the organization, system bots included, by id. */
   readonly cards: UserCard[];
+  readonly #byId: Map<number, UserCard>;
   readonly #profiles: Map<number, ProfileData>;
   /** Per role and avatar option. */
   readonly #serialized = new Map<string, SerializedLists>();
-
-  readonly #byId: Map<number, UserCard>;
 
   constructor(cards: UserCard[], profiles: Map<number, ProfileData>) {
     this.cards = cards;
@@ -70,6 +69,7 @@ export class KeptUserList {
     this.#byId = new Map(cards.map((c) => [c.id, c]));
   }
 
+  /** A user's card, or undefined if the user was created after the list was read. */
   card(userId: number): UserCard | undefined {
     return this.#byId.get(userId);
   }

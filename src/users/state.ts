@@ -267,8 +267,8 @@ function limitedLists(
   for (const u of list.cards) {
     if (u.is_system_bot) continue;
     if (canAccess(access, u.id)) {
-      const entry = u.id === viewerId ? Buffer.from(own) : (lists.active.entry(u.id) ?? lists.inactive.entry(u.id))!;
-      (u.is_active ? active : inactive).push(entry);
+      const kept = u.is_active ? lists.active : lists.inactive;
+      (u.is_active ? active : inactive).push(u.id === viewerId ? Buffer.from(own) : kept.entry(u.id)!);
     } else if (unknownHost !== undefined) {
       active.push(Buffer.from(JSON.stringify(unknownUser(u.id, unknownHost))));
     }
