@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Router } from '../http/router.ts';
-import { Param, p } from '../http/params.ts';
+import { jsonOrText, Param, p } from '../http/params.ts';
 import { groupSettingChangeSchema, groupSettingValueSchema } from '../user_groups/group-setting.ts';
 import type { ChannelPermission } from '../user_groups/permission-settings.ts';
 import { CHANNEL_PERMISSIONS, formatChannels } from './format.ts';
@@ -15,15 +15,7 @@ import type { ChannelSettings } from './create.ts';
 import { accessUserByKey } from '../users/queries.ts';
 
 /** `message_retention_days`: JSON `"realm_default"`, `"unlimited"` or a number of days (a bare word also works). */
-const retention = new Param<number | null>((raw) => {
-  let value: unknown = raw;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    // a bare word
-  }
-  return parseRetention(value);
-}).optional();
+const retention = new Param<number | null>((raw) => parseRetention(jsonOrText(raw))).optional();
 
 const principals = p.json(z.union([z.array(z.int()), z.array(z.string())])).optional();
 

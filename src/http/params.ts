@@ -152,6 +152,26 @@ export function parseJsonText(raw: string, what: string): unknown {
   return JSON.parse(raw);
 }
 
+/**
+ * What JSON text can start with, after its whitespace: a bare word cannot be JSON unless it is
+ * exactly `true`, `false` or `null`.
+ */
+const MAYBE_JSON = /^[ \t\n\r]*(?:[[{"\-0-9]|(?:true|false|null)[ \t\n\r]*$)/;
+
+/**
+ * `raw`'s JSON value, or `raw` itself when it is not JSON (the lenient parameters that take
+ * a bare word too). A bare word is told apart without a parse: a thrown error costs tens of
+ * microseconds, and `to: "general"` is the common form.
+ */
+export function jsonOrText(raw: string): unknown {
+  if (!MAYBE_JSON.test(raw)) return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function parseJson(raw: string, name: string): unknown {
   try {
     return parseJsonText(raw, name);

@@ -2,6 +2,7 @@
 // content, and the lenient forms of `to`.
 
 import { badRequest } from '../http/errors.ts';
+import { jsonOrText } from '../http/params.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from '../events/shape.ts';
 import { firstUnprintable } from '../channels/validation.ts';
@@ -47,12 +48,7 @@ export type ChannelAddress = { name: string } | { id: number };
 
 /** `to` of a channel message: a name, an id, or a one-element list of either. */
 export function channelAddress(to: string): ChannelAddress {
-  let value: unknown;
-  try {
-    value = JSON.parse(to);
-  } catch {
-    return { name: to };
-  }
+  let value = jsonOrText(to);
   if (Array.isArray(value)) {
     if (value.length !== 1) throw badRequest('Expected exactly one channel');
     value = value[0];
@@ -66,12 +62,7 @@ export type DirectAddress = { emails: string[] } | { ids: number[] };
 
 /** `to` of a direct message: a list of user ids or of emails, or emails separated by commas. */
 export function directAddress(to: string): DirectAddress {
-  let value: unknown;
-  try {
-    value = JSON.parse(to);
-  } catch {
-    value = to;
-  }
+  let value = jsonOrText(to);
   if (typeof value === 'string')
     value = value
       .split(',')

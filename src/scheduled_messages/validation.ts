@@ -1,6 +1,7 @@
 // The parameters of scheduled messages and reminders, as the reference reads them.
 
 import { badRequest } from '../http/errors.ts';
+import { jsonOrText } from '../http/params.ts';
 import { TEXT_BOUNDS } from '../realm/state.ts';
 
 export type ScheduledType = 'stream' | 'private';
@@ -19,12 +20,7 @@ export function channelIdOf(to: string): number {
 
 /** A direct message's `to`: a list of user ids (duplicates dropped). */
 export function userIdsOf(to: string): number[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(to);
-  } catch {
-    value = to;
-  }
+  const value = jsonOrText(to);
   if (!Array.isArray(value)) throw badRequest('Invalid data type for recipients');
   for (const id of value) if (typeof id !== 'number' || !Number.isInteger(id)) throw badRequest('Recipient list may only contain user IDs');
   return [...new Set(value as number[])];

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { p, parseParams, ignoredParameters, type ParamSource } from '../../src/http/params.ts';
+import fc from 'fast-check';
+import { p, parseParams, ignoredParameters, jsonOrText, type ParamSource } from '../../src/http/params.ts';
 import { ApiError } from '../../src/http/errors.ts';
 
 function source(values: Record<string, string>): ParamSource {
@@ -84,4 +85,40 @@ test('plain integers and booleans take the short path with the same answers and 
   assert.equal(error(() => parse({ n: p.int(z.int().min(1)) }, { n: '0' })).message, 'n is too small');
   assert.equal(error(() => parse({ b: p.bool() }, { b: '1' })).message, 'b is not a boolean');
   assert.equal(parse({ b: p.bool() }, { b: ' true' }).b, true);
+});
+
+test('jsonOrText: the JSON value, else the text, as a parse that falls back would give', () => {
+  const parsedOr = (raw: string) => {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  };
+  for (const raw of [
+    'general',
+    'news',
+    'true',
+    ' false\n',
+    'null',
+    'nullx',
+    'trueish',
+    '["a"]',
+    ' 12',
+    '-3',
+    '"q"',
+    '{}',
+    '',
+    ' ',
+    'a@b.c,d@e.f',
+    '\u00a0[1]',
+  ]) {
+    assert.deepEqual(jsonOrText(raw), parsedOr(raw), raw);
+  }
+  const jsonish = fc.oneof(
+    fc.string(),
+    fc.json(),
+    fc.constantFrom('true', 'false', 'null').map((w) => ` ${w} `),
+  );
+  fc.assert(fc.property(jsonish, (raw) => assert.deepEqual(jsonOrText(raw), parsedOr(raw))));
 });
