@@ -126,6 +126,21 @@ async function cpuPerCall(run: () => Promise<number>, n: number): Promise<[{ rat
   return [{ rate, ms: (used.user + used.system) / 1000 / n }, backendMs];
 }
 
+/**
+ * GET /messages as a socket would see it: the answer's bytes, not decoded or parsed (as
+ * bench/register.ts reads register's). The client's JSON.parse of 70 kB is the client's work;
+ * bare SQL's rows are parsed by its driver, which both sides pay.
+ */
+async function fetchBytes(c: Caller, params: Record<string, unknown>): Promise<number> {
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+  const res = await injectRequest(app, { method: 'GET', url: `/api/v1/messages?${form}`, headers: { authorization: c.auth }, payloadAsStream: true });
+  let bytes = 0;
+  for await (const chunk of res.stream()) bytes += (chunk as Buffer).length;
+  if (res.statusCode !== 200) throw new Error(`GET /messages: ${res.statusCode}`);
+  return bytes;
+}
+
 async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
@@ -186,17 +201,25 @@ async function historyFetches(realm: Realm, sender: Caller, callers: Caller[], c
   const timeIt = (fn: () => Promise<unknown>) => timed(ROUNDS, fn);
   // Anchors spread over the history, not just its newest end.
   const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
+  const newest = { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] };
+  // What is timed below as bytes, parsed once: the window is the newest 100 of the channel.
+  const parsed = await call(sender, 'GET', '/messages', newest);
+  if (
+    parsed.messages.length !== 100 ||
+    parsed.messages[99].id !==
+      Number((await sql<{ id: number }>`select max(id)::integer as id from messages where channel_id = ${channels.history}`.execute(db)).rows[0].id)
+  ) {
+    throw new Error('GET /messages did not answer the newest 100 of the channel');
+  }
   let k = 0;
   const apiChannel = await timeIt(() =>
-    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }),
+    fetchBytes(sender, { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [['channel', 'history']] }),
   );
   k = 0;
-  const apiHistory = await timeIt(() =>
-    call(sender, 'GET', '/messages', { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }),
-  );
-  const [apiNewest, apiNewestCpu] = await withCpu(() =>
-    timeIt(() => call(sender, 'GET', '/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] })),
-  );
+  const apiHistory = await timeIt(() => fetchBytes(sender, { anchor: String(anchors[k++ % anchors.length]), num_before: 100, num_after: 0, narrow: [] }));
+  const [apiNewest, apiNewestCpu] = await withCpu(() => timeIt(() => fetchBytes(sender, newest)));
+  // The same with the answer decoded and parsed by the client, as before 2026-12-07's evening.
+  const apiNewestParsed = await timeIt(() => call(sender, 'GET', '/messages', newest));
   k = 0;
   // The columns a message object is made of (not the stored search vector).
   const columns = sql.raw(MESSAGE_COLUMNS.map((c) => `m.${c}`).join(', '));
@@ -223,7 +246,7 @@ async function historyFetches(realm: Realm, sender: Caller, callers: Caller[], c
         where um.user_id = ${sender.id} and um.message_id < ${anchor} and m.id < ${anchor} order by um.message_id desc limit 100`.execute(db);
   });
 
-  return { fillSeconds, total, apiNewest, apiNewestCpu, apiChannel, apiHistory, sqlNewest, sqlNewestCpu, sqlChannel, sqlHistory };
+  return { fillSeconds, total, apiNewest, apiNewestCpu, apiNewestParsed, apiChannel, apiHistory, sqlNewest, sqlNewestCpu, sqlChannel, sqlHistory };
 }
 
 try {
@@ -241,6 +264,7 @@ try {
     const f = await historyFetches(realm, sender, callers, channels);
     console.log(`${svc.dbKind}, GET /messages, ${ROUNDS} rounds, history of ${f.total}; load average ${loadAverage()}
   ${row('the newest of one channel', f.apiNewest, f.sqlNewest)}
+  ${row('  the same, parsed by the client', f.apiNewestParsed, f.sqlNewest)}
   ${row('narrow to one channel', f.apiChannel, f.sqlChannel)}
   ${row("the caller's history (no narrow)", f.apiHistory, f.sqlHistory)}
   CPU of this process per request, newest${svc.dbKind === 'pglite' ? ' (database included)' : ''}: API ${f.apiNewestCpu.toFixed(3)} ms, bare ${f.sqlNewestCpu.toFixed(3)} ms`);
@@ -414,7 +438,12 @@ try {
     process.exit(0);
   }
 
-  const { fillSeconds, total, apiNewest, apiChannel, apiHistory, sqlNewest, sqlChannel, sqlHistory } = await historyFetches(realm, sender, callers, channels);
+  const { fillSeconds, total, apiNewest, apiNewestParsed, apiChannel, apiHistory, sqlNewest, sqlChannel, sqlHistory } = await historyFetches(
+    realm,
+    sender,
+    callers,
+    channels,
+  );
   const lines = [
     `messages benchmark: ${svc.dbKind}; node ${process.version}; ${new Date().toISOString()}; load average ${loadAverage()} at the end`,
     `send to a channel of ${SUBSCRIBERS} subscribers with ${SUBSCRIBERS} live queues, ${SENDS} sends:`,
@@ -431,6 +460,7 @@ try {
     `  CPU per send (this process${svc.dbKind === 'pglite' ? ', database included' : ''}): all active ${cpuBig.toFixed(1)} ms, ${BIG_ACTIVE} active ${cpuIdle.toFixed(1)} ms`,
     `GET /messages, 100 messages, history of ${total} messages (written in ${fillSeconds.toFixed(0)} s):`,
     `  ${row('the newest of one channel', apiNewest, sqlNewest)}`,
+    `  ${row('  the same, parsed by the client', apiNewestParsed, sqlNewest)}`,
     `  ${row('narrow to one channel', apiChannel, sqlChannel)}`,
     `  ${row("the caller's history (no narrow)", apiHistory, sqlHistory)}`,
   ];

@@ -15,7 +15,8 @@ const wanted = args.filter((a) => !a.startsWith('--'));
 const OPT_IN = ['web.ts', 'cluster.ts'];
 const benches = readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && f !== 'support.ts')
-  .filter((f) => (wanted.length === 0 ? !OPT_IN.includes(f) : wanted.some((w) => f.includes(w))))
+  // By whole name: `messages` is not also `user-messages`.
+  .filter((f) => (wanted.length === 0 ? !OPT_IN.includes(f) : wanted.some((w) => f === w || f === `${w}.ts`)))
   .sort();
 // The table's sizes: register at 1,000 and at 10,000 users.
 const runs: [string, string[]][] = benches.flatMap((f): [string, string[]][] => {

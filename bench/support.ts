@@ -149,7 +149,9 @@ export async function spawnedServer(name: string, seed?: (server: Awaited<Return
   });
   // BENCH_PROFILE=dir: the server writes a CPU profile of its whole life there when it stops.
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, 'src/main.ts'], {
+  // BENCH_NODE_FLAGS='--trace-gc --max-semi-space-size=64': the server's own Node and V8 flags.
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...profile, ...flags, 'src/main.ts'], {
     cwd: new URL('..', import.meta.url).pathname,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],
