@@ -132,19 +132,22 @@ async function cpuPerCall(run: () => Promise<number>, n: number): Promise<[{ rat
  * bare SQL's rows are parsed by its driver, which both sides pay.
  */
 async function fetchBytes(c: Caller, params: Record<string, unknown>): Promise<number> {
-  const form = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
-  const res = await injectRequest(app, { method: 'GET', url: `/api/v1/messages?${form}`, headers: { authorization: c.auth }, payloadAsStream: true });
+  const res = await injectRequest(app, { method: 'GET', url: `/api/v1/messages?${formOf(params)}`, headers: { authorization: c.auth }, payloadAsStream: true });
   let bytes = 0;
   for await (const chunk of res.stream()) bytes += (chunk as Buffer).length;
   if (res.statusCode !== 200) throw new Error(`GET /messages: ${res.statusCode}`);
   return bytes;
 }
 
-async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
+/** Parameters as a client sends them: strings as they are, anything else as JSON. */
+function formOf(params: Record<string, unknown>): string {
   const form = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) form.set(k, typeof v === 'string' ? v : JSON.stringify(v));
-  const body = form.toString();
+  return form.toString();
+}
+
+async function call(c: Caller, method: 'GET' | 'POST' | 'DELETE', url: string, params: Record<string, unknown>) {
+  const body = formOf(params);
   const res = await injectRequest(app, {
     method,
     url: method === 'GET' ? `/api/v1${url}?${body}` : `/api/v1${url}`,
@@ -203,12 +206,9 @@ async function historyFetches(realm: Realm, sender: Caller, callers: Caller[], c
   const anchors = Array.from({ length: ROUNDS + 1 }, (_, i) => Math.floor(((i + 1) / (ROUNDS + 2)) * total));
   const newest = { anchor: 'newest', num_before: 100, num_after: 0, narrow: [['channel', 'history']] };
   // What is timed below as bytes, parsed once: the window is the newest 100 of the channel.
-  const parsed = await call(sender, 'GET', '/messages', newest);
-  if (
-    parsed.messages.length !== 100 ||
-    parsed.messages[99].id !==
-      Number((await sql<{ id: number }>`select max(id)::integer as id from messages where channel_id = ${channels.history}`.execute(db)).rows[0].id)
-  ) {
+  const { messages } = await call(sender, 'GET', '/messages', newest);
+  const newestId = (await sql<{ id: number }>`select max(id)::integer as id from messages where channel_id = ${channels.history}`.execute(db)).rows[0].id;
+  if (messages.length !== 100 || messages[99].id !== newestId) {
     throw new Error('GET /messages did not answer the newest 100 of the channel');
   }
   let k = 0;
