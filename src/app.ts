@@ -102,7 +102,8 @@ export async function buildApp(svc: Services): Promise<FastifyInstance> {
     // The common GET /api/v1/events is served before Fastify (events/lean-poll.ts); with request
     // lines logged (debug), every request goes to Fastify.
     serverFactory: (handler, opts) => {
-      const server = createHttpServer(svc.config.logLevel === 'debug' ? handler : leanPolls(svc, handler, () => closing));
+      const server = createHttpServer();
+      server.on('request', svc.config.logLevel === 'debug' ? handler : leanPolls(svc, handler, () => closing, server));
       // What Fastify sets on a server it makes itself (its options, defaults filled in).
       const { keepAliveTimeout, requestTimeout, connectionTimeout, maxRequestsPerSocket } = opts as Record<string, number>;
       server.keepAliveTimeout = keepAliveTimeout;

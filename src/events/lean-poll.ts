@@ -7,12 +7,13 @@
 // credentials to read, a queue of another process, other parameters, a closing server) goes
 // to Fastify untouched, and so does every poll when request lines are logged (debug).
 
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Services } from '../services.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { API_PREFIX, INCOMING_WEBHOOK_BOT, NO_CACHE, onGone, writeSuccess, type DeferredAnswer } from '../http/router.ts';
+import { API_PREFIX, INCOMING_WEBHOOK_BOT, onGone, writeSuccess, type DeferredAnswer } from '../http/router.ts';
 import { PLAIN_INTEGER } from '../http/params.ts';
 import { MAX_URL_LENGTH } from '../http/refusals.ts';
+import { API_HEADERS, writeSuccessBytes } from '../http/success-bytes.ts';
 import { cachedCaller, parseBasicAuth } from '../auth/basic.ts';
 import { subdomainFromHost } from '../realm/queries.ts';
 import { answersNow, parkPoll, type PollParams } from './fetch.ts';
@@ -27,12 +28,21 @@ const PLAIN_QUEUE_ID = /^[\w.:-]{1,200}$/;
 /**
  * The server's request listener: GET /api/v1/events where it can be served here, every
  * other request to `fallback` (Fastify's). `closing`: Fastify is closing (it answers 503).
+ * `server`: the listener's, when its answers may be written to their sockets as bytes (none
+ * for requests injected without a socket).
  */
-export function leanPolls(svc: Services, fallback: RequestListener, closing: () => boolean): RequestListener {
-  const count = answerCounter(svc.metrics);
+export function leanPolls(svc: Services, fallback: RequestListener, closing: () => boolean, server?: Server): RequestListener {
+  const lean: Lean = { svc, count: answerCounter(svc.metrics), server };
   return (req, res) => {
-    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !served(svc, count, req, res)) fallback(req, res);
+    if (req.method !== 'GET' || !req.url?.startsWith(ROUTE_QUERY) || closing() || !served(lean, req, res)) fallback(req, res);
   };
+}
+
+/** What the lean path answers with. */
+interface Lean {
+  svc: Services;
+  count: CountAnswer;
+  server: Server | undefined;
 }
 
 /** Counts an answer that took `seconds`. */
@@ -57,9 +67,9 @@ function answerCounter(metrics: Metrics): CountAnswer {
   };
 }
 
-function served(svc: Services, count: CountAnswer, req: IncomingMessage, res: ServerResponse): boolean {
+function served(lean: Lean, req: IncomingMessage, res: ServerResponse): boolean {
   try {
-    return poll(svc, count, req, res);
+    return poll(lean, req, res);
   } catch {
     // Unforeseen: unless something was written, the route answers it as it would (and logs it).
     return res.headersSent;
@@ -67,7 +77,8 @@ function served(svc: Services, count: CountAnswer, req: IncomingMessage, res: Se
 }
 
 /** Serves the poll, or returns false with nothing written or changed. */
-function poll(svc: Services, count: CountAnswer, req: IncomingMessage, res: ServerResponse): boolean {
+function poll(lean: Lean, req: IncomingMessage, res: ServerResponse): boolean {
+  const { svc } = lean;
   const started = performance.now();
   const { headers } = req;
   const url = req.url!;
@@ -92,7 +103,7 @@ function poll(svc: Services, count: CountAnswer, req: IncomingMessage, res: Serv
     // Refused before anything was pruned: the route refuses it the same way.
     return false;
   }
-  const answer = leanAnswer(res, started, count);
+  const answer = leanAnswer(lean, req, res, started);
   if (answersNow(svc, queue, q)) answer.succeed(`"events":${queue.eventsJson(queue.events)}`);
   else parkPoll(svc, queue, answer);
   return true;
@@ -117,11 +128,12 @@ function pollParams(query: string): PollParams | undefined {
   return { queue_id: queueId, last_event_id: lastEventId, dont_block: dontBlock ?? false };
 }
 
-/** The route's answer written to `res`, and counted. */
-function leanAnswer(res: ServerResponse, started: number, count: CountAnswer): DeferredAnswer {
+/** The route's answer written to `res` (as bytes where it can be), and counted. */
+function leanAnswer(lean: Lean, req: IncomingMessage, res: ServerResponse, started: number): DeferredAnswer {
   return {
     succeed(members) {
-      if (writeSuccess(res, { 'cache-control': NO_CACHE }, members)) count((performance.now() - started) / 1000);
+      const written = (lean.server && writeSuccessBytes(lean.server, req, res, API_HEADERS, members)) || writeSuccess(res, { ...API_HEADERS }, members);
+      if (written) lean.count((performance.now() - started) / 1000);
     },
     onGone: (listener) => onGone(res, listener),
   };

@@ -20,6 +20,7 @@ import { applyRateLimit } from '../auth/rate-limit-http.ts';
 import { MAX_ROW_ID } from '../db/ids.ts';
 import { isRefusedValue } from '../db/errors.ts';
 import { hasRawMember, serializeMembers } from './raw-json.ts';
+import { JSON_TYPE, NO_CACHE, successEnvelope, writeSuccessBytes } from './success-bytes.ts';
 
 export const API_PREFIX = '/api/v1';
 /** The browser's API: the same table, authenticated by the session cookie (the reference's /json). */
@@ -111,7 +112,6 @@ export interface EndpointOptions {
 export const INCOMING_WEBHOOK_BOT = 2;
 
 /** Every API answer's Cache-Control. */
-export const NO_CACHE = 'max-age=0, no-cache, no-store, must-revalidate, private';
 
 interface Endpoint extends EndpointOptions {
   /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
@@ -354,8 +354,6 @@ function ignoredMember(source: Sources, consumed: Set<string>): string {
   return ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : '';
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 /**
  * The reply taken from Fastify (its onResponse hooks, the metrics, still run when
  * it finishes): the bytes `reply.send` would write for the same envelope.
@@ -363,7 +361,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 function deferredAnswer(reply: FastifyReply, ignored: string): DeferredAnswer {
   reply.hijack();
   return {
-    succeed: (members) => void writeSuccess(reply.raw, reply.getHeaders(), members + ignored),
+    succeed(members) {
+      const headers = reply.getHeaders();
+      if (ignored === '' && writeSuccessBytes(reply.server.server, reply.request.raw, reply.raw, headers, members)) return;
+      writeSuccess(reply.raw, headers, members + ignored);
+    },
     onGone: (listener) => onGone(reply.raw, listener),
   };
 }
@@ -381,18 +383,6 @@ export function writeSuccess(res: ServerResponse, headers: Record<string, string
   res.writeHead(200, headers as OutgoingHttpHeaders);
   res.end(body);
   return true;
-}
-
-/** The last envelope made: a fan-out answers thousands of polls with the same members. */
-let lastEnvelope: { members: string; body: string; length: number } | undefined;
-
-/** The success envelope around `members`, and its length in bytes. */
-function successEnvelope(members: string): { body: string; length: number } {
-  if (lastEnvelope?.members !== members) {
-    const body = `{"result":"success","msg":"",${members}}`;
-    lastEnvelope = { members, body, length: Buffer.byteLength(body) };
-  }
-  return lastEnvelope;
 }
 
 export function notFoundRoute(reply: FastifyReply): FastifyReply {

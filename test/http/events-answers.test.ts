@@ -212,3 +212,43 @@ test('a client that leaves right after asking (before or after its poll parks) l
   }
   assert.deepEqual(queue.events, []);
 });
+
+test("polls over one kept connection, lean or through the route, parked or at once: each answer Node's bytes for it", async () => {
+  const member = await server.createUser({ fullName: 'Kept Member' });
+  const queueId = await register(member);
+  const auth = Buffer.from(`${member.email}:${member.apiKey}`).toString('base64');
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  socket.on('data', (d) => (text += d.toString('latin1')));
+  const answers = () => text.split(/(?=HTTP\/1\.1 )/).filter((a) => /\r\n\r\n/.test(a));
+  const ask = async (query: string) => {
+    const before = answers().length;
+    socket.write(`GET /api/v1/events?${query} HTTP/1.1\r\nHost: confab.test\r\nAuthorization: Basic ${auth}\r\n\r\n`);
+    await until(() => answers().length > before && answers()[before].endsWith('}'));
+    return answers()[before];
+  };
+  try {
+    const parked = ask(`queue_id=${queueId}&last_event_id=-1`);
+    await until(() => queuesOf(queueId).get(queueId, member.id).waiting);
+    await server.owner.patch(`/users/${member.id}`, { full_name: 'Kept Renamed' });
+    const woken = await parked;
+    // The same poll at once, on the same connection, and through the route (a queue id in
+    // percent-encoded form is not the lean path's).
+    const atOnce = await ask(`queue_id=${queueId}&last_event_id=-1&dont_block=true`);
+    const encoded = queueId.replace(/-/g, '%2D');
+    const routed = await rawGet(member, `/events?queue_id=${encoded}&last_event_id=-1&dont_block=true`).answer;
+    assert.match(woken, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\nConnection: keep-alive\r\n[\s\S]*"full_name":"Kept Renamed"/);
+    assert.equal(timeless(woken), timeless(routed));
+    assert.equal(timeless(atOnce), timeless(routed));
+    // Parked through the route, on the same connection: the same bytes as the route's at once.
+    const routedParked = ask(`queue_id=${encoded}&last_event_id=0`);
+    await until(() => queuesOf(queueId).get(queueId, member.id).waiting);
+    await server.owner.patch(`/users/${member.id}`, { full_name: 'Kept Again' });
+    const routedWoken = await routedParked;
+    const routedAtOnce = await rawGet(member, `/events?queue_id=${encoded}&last_event_id=0&dont_block=true`).answer;
+    assert.match(routedWoken, /"full_name":"Kept Again"/);
+    assert.equal(timeless(routedWoken), timeless(routedAtOnce));
+  } finally {
+    socket.destroy();
+  }
+});
