@@ -111,8 +111,6 @@ export interface EndpointOptions {
 /** The reference's bot_type of incoming-webhook bots (bots/tables.ts names them all). */
 export const INCOMING_WEBHOOK_BOT = 2;
 
-/** Every API answer's Cache-Control. */
-
 interface Endpoint extends EndpointOptions {
   /** 'user': credentials required; 'optional': anonymous allowed; 'none': credentials not read. */
   auth: 'user' | 'optional' | 'none';

@@ -1,11 +1,12 @@
-// The success envelope, and its whole answer as bytes for the answers a fan-out writes by the
-// thousand (the parked polls', lean or through the route). Through ServerResponse every answer builds and checks its header lines, joins them
-// to the body and encodes the result; written here, the bytes Node would write (status line,
-// the same headers in the same order, Date, Connection, Keep-Alive) are made once per envelope
-// and second, and every answer writes the same Buffer to its socket (a third of the server's
-// CPU per answered poll, docs/PERFORMANCE.md). The response is then ended empty, marked as
-// having sent its header: the one place Confab sets Node's own fields, pinned by
-// test/http/events-answers.test.ts, which compares these bytes with Node's over a socket.
+// The success envelope, and the whole answer as bytes for the answers a fan-out writes by the
+// thousand (parked polls, lean or through the route). Through ServerResponse every answer
+// builds and checks its header lines, joins them to the body and encodes the result; here the
+// bytes Node would write (status line, the API's headers in Node's order, Date, Connection,
+// Keep-Alive) are made once per envelope and second, and every answer writes the same Buffer
+// to its socket (a third of the server's CPU per answered poll, docs/PERFORMANCE.md). The
+// response is then ended empty, marked as having sent its header: the one place Confab sets
+// Node's own fields (docs/DECISIONS.md), pinned by test/unit/success-bytes.test.ts, which
+// compares these bytes with Node's over sockets and uses the connection again.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
