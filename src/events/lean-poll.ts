@@ -13,7 +13,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import { API_PREFIX, INCOMING_WEBHOOK_BOT, onGone, writeSuccess, type DeferredAnswer } from '../http/router.ts';
 import { PLAIN_INTEGER } from '../http/params.ts';
 import { MAX_URL_LENGTH } from '../http/refusals.ts';
-import { API_HEADERS, writeSuccessBytes } from '../http/success-bytes.ts';
+import { API_HEADERS } from '../http/success-bytes.ts';
 import { cachedCaller, parseBasicAuth } from '../auth/basic.ts';
 import { subdomainFromHost } from '../realm/queries.ts';
 import { answersNow, parkPoll, type PollParams } from './fetch.ts';
@@ -103,7 +103,7 @@ function poll(lean: Lean, req: IncomingMessage, res: ServerResponse): boolean {
     // Refused before anything was pruned: the route refuses it the same way.
     return false;
   }
-  const answer = leanAnswer(lean, req, res, started);
+  const answer = leanAnswer(lean, res, started);
   if (answersNow(svc, queue, q)) answer.succeed(`"events":${queue.eventsJson(queue.events)}`);
   else parkPoll(svc, queue, answer);
   return true;
@@ -129,11 +129,10 @@ function pollParams(query: string): PollParams | undefined {
 }
 
 /** The route's answer written to `res` (as bytes where it can be), and counted. */
-function leanAnswer(lean: Lean, req: IncomingMessage, res: ServerResponse, started: number): DeferredAnswer {
+function leanAnswer(lean: Lean, res: ServerResponse, started: number): DeferredAnswer {
   return {
     succeed(members) {
-      const written = (lean.server && writeSuccessBytes(lean.server, req, res, API_HEADERS, members)) || writeSuccess(res, { ...API_HEADERS }, members);
-      if (written) lean.count((performance.now() - started) / 1000);
+      if (writeSuccess(res, { ...API_HEADERS }, members, lean.server)) lean.count((performance.now() - started) / 1000);
     },
     onGone: (listener) => onGone(res, listener),
   };

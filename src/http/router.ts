@@ -4,7 +4,7 @@
 // OPTIONS, 405), organization from the Host header, authentication, rate limit,
 // parameters, the handler, and the success or error envelope.
 
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import type { Realm } from '../realm/tables.ts';
@@ -359,22 +359,20 @@ function ignoredMember(source: Sources, consumed: Set<string>): string {
 function deferredAnswer(reply: FastifyReply, ignored: string): DeferredAnswer {
   reply.hijack();
   return {
-    succeed(members) {
-      const headers = reply.getHeaders();
-      if (ignored === '' && writeSuccessBytes(reply.server.server, reply.request.raw, reply.raw, headers, members)) return;
-      writeSuccess(reply.raw, headers, members + ignored);
-    },
+    succeed: (members) => void writeSuccess(reply.raw, reply.getHeaders(), members + ignored, reply.server.server),
     onGone: (listener) => onGone(reply.raw, listener),
   };
 }
 
 /**
  * 200 with the success envelope around `members`, with `headers` (names in lower case, as
- * Fastify keeps them) and the content headers `reply.send` adds, in its order. False when
- * the client is gone or something was written already.
+ * Fastify keeps them) and the content headers `reply.send` adds, in its order; as the same
+ * bytes made once for many answers (http/success-bytes.ts) when `server`, the listener's, is
+ * given and Node would write them. False when the client is gone or something was written already.
  */
-export function writeSuccess(res: ServerResponse, headers: Record<string, string | number | string[] | undefined>, members: string): boolean {
+export function writeSuccess(res: ServerResponse, headers: Record<string, string | number | string[] | undefined>, members: string, server?: Server): boolean {
   if (res.headersSent || res.destroyed) return false;
+  if (server && writeSuccessBytes(server, res, headers, members)) return true;
   const { body, length } = successEnvelope(members);
   headers['content-type'] = JSON_TYPE;
   headers['content-length'] = length;

@@ -38,11 +38,11 @@ let made: { members: string; second: number; keepAliveTimeout: number; head: str
  * Writes a 200 success answer with `members` as bytes when its headers are API_HEADERS alone
  * (names in lower case, as Fastify keeps them), the response is the one its socket is
  * answering and Node would keep the connection open; false otherwise, with nothing written
- * (the caller answers through ServerResponse).
+ * (the caller answers through ServerResponse). `server`: the response's.
  */
-export function writeSuccessBytes(server: Server, req: IncomingMessage, res: ServerResponse, headers: Record<string, unknown>, members: string): boolean {
+export function writeSuccessBytes(server: Server, res: ServerResponse, headers: Record<string, unknown>, members: string): boolean {
   const socket = res.socket;
-  if (!(socket instanceof Socket) || !apiHeadersAlone(headers) || !asBytes(server, req, res)) return false;
+  if (!(socket instanceof Socket) || !apiHeadersAlone(headers) || !asBytes(server, res.req, res)) return false;
   const second = Math.floor(Date.now() / 1000);
   const { keepAliveTimeout } = server;
   if (made?.members !== members || made.second !== second || made.keepAliveTimeout !== keepAliveTimeout) {
@@ -57,7 +57,6 @@ export function writeSuccessBytes(server: Server, req: IncomingMessage, res: Ser
 }
 
 function apiHeadersAlone(headers: Record<string, unknown>): boolean {
-  if (headers === API_HEADERS) return true;
   let count = 0;
   for (const name in headers) if (++count > 1 || name !== 'cache-control' || headers[name] !== NO_CACHE) return false;
   return count === 1;

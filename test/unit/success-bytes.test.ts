@@ -23,7 +23,7 @@ async function serving(
     const url = new URL(req.url!, 'http://x');
     const members = `"m":${JSON.stringify(url.searchParams.get('m'))}`;
     if (url.pathname === '/bytes') {
-      const written = writeSuccessBytes(server, req, res, headers, members);
+      const written = writeSuccessBytes(server, res, headers, members);
       used.push(written);
       if (written) return;
     }
